@@ -1,0 +1,104 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "folla",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "folla", targets: ["folla"]),
+        .library(name: "FollaAPI", targets: ["FollaAPI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/CoreOffice/XMLCoder.git", from: "0.18.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+    ],
+    targets: [
+        // C libraries, through pkg-config. Debian: libgeos-dev, libproj-dev.
+        .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
+        .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev"])]),
+
+        // Core: domain rules, no I/O, imports nothing of ours.
+        .target(name: "FollaCore"),
+
+        // Geo: PROJ geodesics and projections, GEOS geometry.
+        .target(name: "FollaGeo", dependencies: ["FollaCore", "CGEOS", "CPROJ"]),
+
+        // Store: PostgreSQL/PostGIS through PostgresNIO, migrations, embedded cluster.
+        .target(
+            name: "FollaStore",
+            dependencies: [
+                "FollaCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            resources: [.copy("SQL")]
+        ),
+
+        // API: Hummingbird routes, codecs, problem details.
+        .target(
+            name: "FollaAPI",
+            dependencies: [
+                "FollaCore", "FollaGeo", "FollaStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "XMLCoder", package: "XMLCoder"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        .executableTarget(
+            name: "folla",
+            dependencies: [
+                "FollaAPI", "FollaStore", "FollaCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // One embedded PostGIS cluster per test run, one fresh database per test.
+        .target(
+            name: "FollaTestSupport",
+            dependencies: [
+                "FollaStore", "FollaCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/FollaTestSupport"
+        ),
+
+        .testTarget(
+            name: "FollaGeoTests",
+            dependencies: [
+                "FollaGeo",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "FollaCoreTests",
+            dependencies: ["FollaCore", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
+        .testTarget(
+            name: "FollaStoreTests",
+            dependencies: [
+                "FollaStore", "FollaCore", "FollaGeo", "FollaTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "FollaAPITests",
+            dependencies: [
+                "FollaAPI", "FollaStore", "FollaCore", "FollaTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+    ]
+)

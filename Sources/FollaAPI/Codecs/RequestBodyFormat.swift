@@ -1,0 +1,50 @@
+import FollaCore
+import Foundation
+import Hummingbird
+
+/// The body formats a write endpoint accepts, chosen by `Content-Type`.
+///
+/// All of them decode to the same `Fields`, so the domain validates one shape and the
+/// error messages are the same whatever the client sent.
+enum RequestBodyFormat {
+    case json, form, xml
+
+    init(contentType: String?) throws(Problem) {
+        let media = contentType?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        switch media {
+        case "application/json", "text/json": self = .json
+        case "application/x-www-form-urlencoded": self = .form
+        case "application/xml", "text/xml": self = .xml
+        case nil:
+            throw Problem(.unsupportedMediaType, type: "unsupported-media-type", title: "Unsupported media type",
+                          detail: "missing Content-Type; send application/json, application/x-www-form-urlencoded or application/xml")
+        case let other?:
+            throw Problem(.unsupportedMediaType, type: "unsupported-media-type", title: "Unsupported media type",
+                          detail: "Content-Type \(other) is not accepted; send application/json, application/x-www-form-urlencoded or application/xml")
+        }
+    }
+
+    func decode(_ body: ByteBuffer) throws(Problem) -> Fields {
+        let bytes = Data(buffer: body)
+        switch self {
+        case .json: return try JSONFieldDecoder.decode(bytes)
+        case .form: return try FormFieldDecoder.decode(bytes)
+        case .xml: return try XMLFieldDecoder.decode(bytes)
+        }
+    }
+}
+
+extension Request {
+    /// The request's fields, from a body of at most `limit` bytes.
+    mutating func decodeFields(limit: Int) async throws -> Fields {
+        let format = try RequestBodyFormat(contentType: headers[.contentType])
+        let body: ByteBuffer
+        do {
+            body = try await collectBody(upTo: limit)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw Problem(.contentTooLarge, type: "body-too-large", title: "Request body too large",
+                          detail: "the body must be at most \(limit) bytes")
+        }
+        return try format.decode(body)
+    }
+}

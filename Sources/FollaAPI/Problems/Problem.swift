@@ -1,0 +1,78 @@
+import FollaCore
+import Foundation
+import Hummingbird
+
+/// An RFC 9457 problem: the one shape every error of the API takes.
+///
+/// Thrown from handlers; `ProblemMiddleware` also turns Hummingbird's own errors and
+/// anything unexpected into one (an unexpected error becomes a 500 without internals).
+public struct Problem: Error, Sendable {
+    public var status: HTTPResponse.Status
+    public var title: String
+    public var detail: String
+    /// Machine-readable problem type, relative to `/problems/`.
+    public var type: String
+    /// The request field or parameter at fault, when there is one.
+    public var field: String?
+    public var headers: HTTPFields = [:]
+
+    public init(_ status: HTTPResponse.Status, type: String, title: String, detail: String, field: String? = nil) {
+        self.status = status
+        self.type = type
+        self.title = title
+        self.detail = detail
+        self.field = field
+    }
+
+    public static func invalid(_ error: FieldError) -> Problem {
+        Problem(.badRequest, type: "invalid-field", title: "Invalid request field",
+                detail: "\(error.field) \(error.reason)", field: error.field)
+    }
+
+    public static func malformed(_ detail: String) -> Problem {
+        Problem(.badRequest, type: "malformed-body", title: "Malformed request body", detail: detail)
+    }
+
+    public static func notFound(_ detail: String) -> Problem {
+        Problem(.notFound, type: "not-found", title: "Not found", detail: detail)
+    }
+
+    /// The JSON body, field order fixed for readable output.
+    func jsonBody() -> ByteBuffer {
+        var members = [
+            "\"type\":\(jsonString("/problems/" + type))",
+            "\"title\":\(jsonString(title))",
+            "\"status\":\(status.code)",
+            "\"detail\":\(jsonString(detail))",
+        ]
+        if let field {
+            members.append("\"invalid_params\":[{\"name\":\(jsonString(field)),\"reason\":\(jsonString(detail))}]")
+        }
+        return ByteBuffer(string: "{" + members.joined(separator: ",") + "}")
+    }
+
+    func response() -> Response {
+        var headers = self.headers
+        headers[.contentType] = "application/problem+json"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: jsonBody()))
+    }
+}
+
+/// JSON string literal with RFC 8259 escaping (JSONEncoder would also escape `/`).
+func jsonString(_ s: String) -> String {
+    var out = "\""
+    for scalar in s.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
+            out += String(format: "\\u%04x", scalar.value)
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out + "\""
+}

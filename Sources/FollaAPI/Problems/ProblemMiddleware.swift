@@ -1,0 +1,44 @@
+import FollaCore
+import Hummingbird
+import Logging
+
+/// Turns every error escaping a handler into a problem response, so a client never sees
+/// a bare status, an HTML page or a stack trace; logs what is the server's fault.
+public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+    public init() {}
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let problem as Problem {
+            return problem.response()
+        } catch let error as FieldError {
+            return Problem.invalid(error).response()
+        } catch let error as HTTPError {
+            return Self.problem(for: error).response()
+        } catch let error as any HTTPResponseError {
+            return Problem(error.status, type: "http-\(error.status.code)", title: error.status.reasonPhrase,
+                           detail: error.status.reasonPhrase).response()
+        } catch {
+            context.logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error))"])
+            return Problem(.internalServerError, type: "internal", title: "Internal server error",
+                           detail: "the server failed to answer; nothing was changed by this request unless it said so").response()
+        }
+    }
+
+    static func problem(for error: HTTPError) -> Problem {
+        switch error.status {
+        case .notFound:
+            return .notFound(error.body ?? "no such resource")
+        case .contentTooLarge:
+            return Problem(.contentTooLarge, type: "body-too-large", title: "Request body too large",
+                           detail: error.body ?? "the request body exceeds the limit")
+        case .methodNotAllowed:
+            return Problem(.methodNotAllowed, type: "method-not-allowed", title: "Method not allowed",
+                           detail: "this resource does not support that method")
+        default:
+            return Problem(error.status, type: "http-\(error.status.code)", title: error.status.reasonPhrase,
+                           detail: error.body ?? error.status.reasonPhrase)
+        }
+    }
+}

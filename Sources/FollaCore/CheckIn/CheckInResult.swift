@@ -1,0 +1,81 @@
+import struct Foundation.Date
+
+/// What a check-in did to the device's presence.
+public enum CheckInOutcome: String, Sendable, Codable, CaseIterable {
+    /// Had no live place; joined an existing one.
+    case joined
+    /// No place within the join radius: a new place was founded here (the device may have
+    /// left another one: see `CheckInResult.previousPlaceID`).
+    case founded
+    /// Still within the join radius of its place.
+    case stayed
+    /// Left its place and joined another existing one.
+    case moved
+}
+
+/// Aggregate, anonymous statistics of the people in a place or group.
+public struct PlaceStats: Hashable, Sendable {
+    public var people: Int
+    /// People who reported both age and sex.
+    public var reporters: Int
+    public var ageSum: Int
+    public var male: Int
+    public var female: Int
+
+    public init(people: Int, reporters: Int, ageSum: Int, male: Int, female: Int) {
+        self.people = people
+        self.reporters = reporters
+        self.ageSum = ageSum
+        self.male = male
+        self.female = female
+    }
+
+    /// Average age over reporters, nil when nobody reported.
+    public var averageAge: Double? { reporters > 0 ? Double(ageSum) / Double(reporters) : nil }
+}
+
+/// A place as seen at one instant.
+public struct PlaceSnapshot: Hashable, Sendable {
+    public var id: Int64
+    public var anchor: Coordinate
+    public var stats: PlaceStats
+
+    public init(id: Int64, anchor: Coordinate, stats: PlaceStats) {
+        self.id = id
+        self.anchor = anchor
+        self.stats = stats
+    }
+}
+
+/// The committed result of one check-in.
+public struct CheckInResult: Hashable, Sendable {
+    public var outcome: CheckInOutcome
+    public var place: PlaceSnapshot
+    public var previousPlaceID: Int64?
+    /// Metres from the device to its place's anchor (geodesic).
+    public var distanceToAnchor: Double
+    public var messageID: Int64?
+    public var at: Date
+
+    public init(outcome: CheckInOutcome, place: PlaceSnapshot, previousPlaceID: Int64?, distanceToAnchor: Double, messageID: Int64?, at: Date) {
+        self.outcome = outcome
+        self.place = place
+        self.previousPlaceID = previousPlaceID
+        self.distanceToAnchor = distanceToAnchor
+        self.messageID = messageID
+        self.at = at
+    }
+}
+
+/// Why a well-formed check-in was refused by a presence rule (as opposed to bad input).
+public enum CheckInRefusal: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The implied speed since the previous ping exceeds `CheckInPolicy.maxSpeed`.
+    case teleport(speed: Double, limit: Double)
+
+    public var description: String {
+        switch self {
+        case let .teleport(speed, limit):
+            "moving at \(Int(speed.rounded())) m/s since the previous ping exceeds the limit of \(Int(limit)) m/s; position not updated"
+        }
+    }
+}

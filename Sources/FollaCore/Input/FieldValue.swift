@@ -1,0 +1,93 @@
+/// One field of a request body as it arrived, before validation.
+///
+/// JSON, form and XML bodies all decode to `[String: FieldValue]`, so one set of rules
+/// (and one set of error messages) serves every format: a number in JSON and the same
+/// number typed in a form are checked by the same code.
+public enum FieldValue: Hashable, Sendable {
+    case string(String)
+    case number(Double)
+    case bool(Bool)
+    case null
+    /// An array or object where a scalar was expected; kept only to be rejected clearly.
+    case structured
+
+    var kind: String {
+        switch self {
+        case .string: "a string"
+        case .number: "a number"
+        case .bool: "a boolean"
+        case .null: "null"
+        case .structured: "an object or array"
+        }
+    }
+}
+
+/// A decoded request body: reads typed fields and refuses anything it was not asked for.
+public struct Fields: Sendable {
+    public private(set) var values: [String: FieldValue]
+
+    public init(_ values: [String: FieldValue]) { self.values = values }
+
+    /// Fails when the body has a field outside `allowed` (typos must not pass silently).
+    public func rejectUnknown(allowed: Set<String>) throws(FieldError) {
+        if let unknown = values.keys.filter({ !allowed.contains($0) }).sorted().first {
+            throw FieldError(unknown, "unknown field; expected one of \(allowed.sorted().joined(separator: ", "))")
+        }
+    }
+
+    /// A text field; nil when absent, null or empty.
+    public func string(_ name: String) throws(FieldError) -> String? {
+        switch values[name] {
+        case nil, .null: return nil
+        case .string(let s): return s.isEmpty ? nil : s
+        case .number(let n): return n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : String(n)
+        case let other?: throw FieldError(name, "must be a string, got \(other.kind)")
+        }
+    }
+
+    public func requiredString(_ name: String) throws(FieldError) -> String {
+        guard let s = try string(name) else { throw FieldError(name, "is required") }
+        return s
+    }
+
+    /// A finite number; strings are parsed (forms and XML carry numbers as text).
+    public func double(_ name: String) throws(FieldError) -> Double? {
+        let value: Double
+        switch values[name] {
+        case nil, .null: return nil
+        case .number(let n): value = n
+        case .string(let s):
+            let t = s.trimmingWhitespace()
+            if t.isEmpty { return nil }
+            guard let n = Double(t) else { throw FieldError(name, "must be a number, got \"\(t.prefix(40))\"") }
+            value = n
+        case let other?: throw FieldError(name, "must be a number, got \(other.kind)")
+        }
+        guard value.isFinite else { throw FieldError(name, "must be a finite number") }
+        return value
+    }
+
+    public func requiredDouble(_ name: String) throws(FieldError) -> Double {
+        guard let d = try double(name) else { throw FieldError(name, "is required") }
+        return d
+    }
+
+    /// A whole number within `range`.
+    public func integer(_ name: String, in range: ClosedRange<Int>) throws(FieldError) -> Int? {
+        guard let d = try double(name) else { return nil }
+        guard d == d.rounded(.towardZero), let i = Int(exactly: d) else {
+            throw FieldError(name, "must be a whole number")
+        }
+        guard range.contains(i) else { throw FieldError(name, "must be between \(range.lowerBound) and \(range.upperBound)") }
+        return i
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        var s = Substring(self)
+        while let f = s.first, f.isWhitespace { s.removeFirst() }
+        while let l = s.last, l.isWhitespace { s.removeLast() }
+        return String(s)
+    }
+}

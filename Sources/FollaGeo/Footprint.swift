@@ -1,0 +1,49 @@
+/// The outline of a crowd on the ground: hull polygon, area and centroid, in degrees
+/// and square metres.
+public struct Footprint: Sendable, Equatable {
+    /// Closed exterior ring (first point repeated last), counter-clockwise or as GEOS gives it.
+    public var ring: [Coordinate]
+    /// Area in square metres, measured in a local azimuthal equidistant plane.
+    public var area: Double
+    public var centroid: Coordinate
+}
+
+/// Builds footprints of point sets: project to a local metric plane (PROJ), hull and
+/// measure there (GEOS), then bring the ring back to WGS84.
+///
+/// Owns a GEOS context; one builder per owner (see `GeometryContext`).
+public final class FootprintBuilder {
+    private let geos = GeometryContext()
+
+    public init() {}
+
+    /// - Parameters:
+    ///   - concaveRatio: nil for the convex hull, else GEOS's concave hull ratio (0…1).
+    ///   - minimumBuffer: metres of buffer around one or two points (or collinear ones),
+    ///     whose hull has no area, so that every group still has a drawable polygon.
+    public func footprint(
+        of points: [Coordinate], concaveRatio: Double? = nil, minimumBuffer: Double = 5
+    ) throws(GeoError) -> Footprint {
+        guard !points.isEmpty else { throw .invalidGeometry("no points") }
+        for p in points where !p.isValid { throw .invalidCoordinate(p) }
+        let centre = Coordinate(
+            latitude: points.map(\.latitude).reduce(0, +) / Double(points.count),
+            longitude: points.map(\.longitude).reduce(0, +) / Double(points.count))
+        let plane = try LocalProjection(centre: centre)
+        var planar: [PlanarPoint] = []
+        for p in points { planar.append(try plane.forward(p)) }
+        let cloud = try geos.multiPoint(planar)
+        var hull: Geometry
+        if let concaveRatio {
+            hull = try cloud.concaveHull(ratio: concaveRatio)
+        } else {
+            hull = try cloud.convexHull()
+        }
+        if hull.typeName != "Polygon" || hull.area == 0 {
+            hull = try cloud.convexHull().buffer(minimumBuffer)
+        }
+        var ring: [Coordinate] = []
+        for p in try hull.exteriorRing() { ring.append(try plane.inverse(p)) }
+        return Footprint(ring: ring, area: hull.area, centroid: try plane.inverse(try hull.centroid()))
+    }
+}

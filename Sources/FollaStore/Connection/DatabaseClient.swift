@@ -1,0 +1,44 @@
+import Logging
+import PostgresNIO
+
+extension PostgresClient {
+    /// Runs `body` with a client whose connection pool is running, then shuts the pool down.
+    /// For short-lived work (bootstrap, `folla migrate`, `folla check`, tests); a server
+    /// runs its client as a lifecycle service instead.
+    public static func with<T: Sendable>(
+        _ configuration: PostgresClient.Configuration, logger: Logger,
+        _ body: @Sendable (PostgresClient) async throws -> T
+    ) async throws -> T {
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            return try await body(client)
+        }
+    }
+}
+
+/// Where the database is and how to log in.
+public enum DatabaseLocation: Sendable {
+    case url(String)
+    case socket(path: String, user: String, database: String)
+
+    /// A client configuration for this location, optionally for another database name.
+    public func configuration(database override: String? = nil) throws -> PostgresClient.Configuration {
+        switch self {
+        case let .socket(path, user, database):
+            return PostgresClient.Configuration(unixSocketPath: path, username: user, password: nil, database: override ?? database)
+        case .url(let text):
+            var c = try PostgresURL(text).configuration
+            if let override { c.database = override }
+            return c
+        }
+    }
+
+    public var databaseName: String {
+        switch self {
+        case .socket(_, _, let db): db
+        case .url(let text): (try? PostgresURL(text).database) ?? "postgres"
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import Crypto
+import FollaCore
+import Foundation
+
+/// Turns a device id into the only thing the database ever holds: HMAC-SHA256 under the
+/// server secret. Without the secret, a dump cannot be joined back to device ids, not even
+/// by hashing every possible UDID.
+public struct DeviceKeyer: Sendable {
+    // Bytes rather than SymmetricKey, which is not Sendable in every swift-crypto version.
+    private let secret: [UInt8]
+
+    public init(secret: String) throws(SecretError) {
+        guard secret.utf8.count >= 16 else { throw SecretError.tooShort }
+        self.secret = Array(secret.utf8)
+    }
+
+    public func key(for device: DeviceID) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: Data(device.rawValue.utf8), using: SymmetricKey(data: secret)))
+    }
+
+    /// A fresh random secret (256 bits, hex).
+    public static func generateSecret() -> String {
+        SymmetricKey(size: .bits256).withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() }
+    }
+}
+
+public enum SecretError: Error, CustomStringConvertible {
+    case tooShort
+    public var description: String { "the server secret must be at least 16 characters (FOLLA_SECRET / --secret)" }
+}

@@ -1,0 +1,197 @@
+import FollaCore
+import FollaGeo
+import FollaStore
+import FollaTestSupport
+import Foundation
+import PostgresNIO
+import Testing
+
+@Suite struct CheckInSemanticsTests {
+    /// 9.9 m from the anchor joins, 10.1 m founds, measured geodesically, at Bologna and
+    /// near both poles (where a degree of longitude is a few metres).
+    @Test(arguments: [bologna, Coordinate(latitude: 89.99, longitude: 45), Coordinate(latitude: -89.95, longitude: -120)])
+    func joinRadiusBoundaryIsGeodesic(anchor: Coordinate) async throws {
+        try await PresenceFixture.run { f in
+            let founder = try await f.checkIn(udid(1), anchor)
+            #expect(founder.outcome == .founded)
+            for bearing in [0.0, 90, 200] {
+                let inside = try await f.checkIn(udid(Int(bearing) + 10), offset(anchor, bearing: bearing, metres: 9.9))
+                #expect(inside.outcome == .joined)
+                #expect(inside.place.id == founder.place.id)
+                #expect(abs(inside.distanceToAnchor - 9.9) < 0.001)
+                let outside = try await f.checkIn(udid(Int(bearing) + 1000), offset(anchor, bearing: bearing, metres: 10.1))
+                #expect(outside.place.id != founder.place.id, "10.1 m at bearing \(bearing) joined the place")
+            }
+            #expect(try await f.livePlaces()[founder.place.id] == 4)
+            #expect(try await f.store.invariantViolations().isEmpty)
+        }
+    }
+
+    @Test func stayMoveAndFoundFollowTheDevice() async throws {
+        try await PresenceFixture.run { f in
+            let a = try await f.checkIn(udid(1), bologna, time: 0)
+            #expect(a.outcome == .founded && a.place.stats.people == 1)
+            // Drifting within 10 m of the anchor: stays, even 9.5 m away.
+            let stay = try await f.checkIn(udid(1), offset(bologna, bearing: 45, metres: 9.5), time: 10)
+            #expect(stay.outcome == .stayed && stay.place.id == a.place.id && stay.place.stats.people == 1)
+            // 50 m away, nothing there: founds a new place and leaves the old one empty.
+            let far = offset(bologna, bearing: 90, metres: 50)
+            let moved = try await f.checkIn(udid(1), far, time: 20)
+            #expect(moved.outcome == .founded && moved.previousPlaceID == a.place.id)
+            #expect(try await f.livePlaces() == [moved.place.id: 1])
+            // Another device back at the first spot reuses the (now empty) first place.
+            let back = try await f.checkIn(udid(2), bologna, time: 30)
+            #expect(back.outcome == .joined && back.place.id == a.place.id && back.place.stats.people == 1)
+            // The first device walks over to it: "moved".
+            let rejoin = try await f.checkIn(udid(1), offset(bologna, bearing: 0, metres: 3), time: 60)
+            #expect(rejoin.outcome == .moved && rejoin.place.id == a.place.id && rejoin.place.stats.people == 2)
+            #expect(rejoin.previousPlaceID == moved.place.id)
+            #expect(try await f.livePlaces() == [a.place.id: 2])
+        }
+    }
+
+    @Test func nearestPlaceWinsWhenTwoAreInRange() async throws {
+        try await PresenceFixture.run { f in
+            let west = try await f.checkIn(udid(1), bologna)
+            let east = try await f.checkIn(udid(2), offset(bologna, bearing: 90, metres: 15))
+            #expect(east.outcome == .founded)
+            let between = try await f.checkIn(udid(3), offset(bologna, bearing: 90, metres: 8))
+            #expect(between.place.id == east.place.id)  // 7 m to east, 8 m to west
+            let nearWest = try await f.checkIn(udid(4), offset(bologna, bearing: 90, metres: 7))
+            #expect(nearWest.place.id == west.place.id)
+        }
+    }
+
+    @Test func demographicsCountOnlyWhenBothGivenAndAreReplaced() async throws {
+        try await PresenceFixture.run { f in
+            _ = try await f.checkIn(udid(1), bologna, age: 30, sex: .male)
+            _ = try await f.checkIn(udid(2), bologna, age: 20, sex: nil)  // age alone: not counted
+            var r = try await f.checkIn(udid(3), bologna, age: 40, sex: .female)
+            #expect(r.place.stats == PlaceStats(people: 3, reporters: 2, ageSum: 70, male: 1, female: 1))
+            #expect(r.place.stats.averageAge == 35)
+            // Re-sending different data replaces the contribution instead of adding one.
+            r = try await f.checkIn(udid(1), bologna, age: 50, sex: .female, time: 5)
+            #expect(r.outcome == .stayed)
+            #expect(r.place.stats == PlaceStats(people: 3, reporters: 2, ageSum: 90, male: 0, female: 2))
+            // A ping without demographics keeps the last ones.
+            r = try await f.checkIn(udid(1), bologna, time: 10)
+            #expect(r.place.stats == PlaceStats(people: 3, reporters: 2, ageSum: 90, male: 0, female: 2))
+            // Leaving subtracts exactly what the device contributed.
+            r = try await f.checkIn(udid(3), offset(bologna, bearing: 180, metres: 40), time: 20)
+            #expect(r.place.stats == PlaceStats(people: 1, reporters: 1, ageSum: 40, male: 0, female: 1))
+            #expect(try await f.store.invariantViolations().isEmpty)
+        }
+    }
+
+    @Test func messageGoesToTheDevicesPlace() async throws {
+        try await PresenceFixture.run { f in
+            let r = try await f.checkIn(udid(1), bologna, message: "  ciao a tutti  ")
+            let id = try #require(r.messageID)
+            let row = try await f.client.query("SELECT place_id, body FROM message WHERE id = \(id)", logger: TestCluster.logger)
+                .collect()[0].decode((Int64, String).self)
+            #expect(row.0 == r.place.id && row.1 == "ciao a tutti")
+        }
+    }
+
+    @Test func teleportIsRefusedAndChangesNothing() async throws {
+        try await PresenceFixture.run { f in
+            let a = try await f.checkIn(udid(1), bologna, age: 25, sex: .male, time: 0)
+            let before = try await f.client.query(
+                "SELECT ST_AsText(position), last_seen, place_id FROM device", logger: TestCluster.logger
+            ).collect()[0].decode((String, Date, Int64).self)
+            // Bologna → Fano (152 km) in 60 s is 2.5 km/s.
+            await #expect(throws: CheckInRefusal.self) {
+                _ = try await f.checkIn(udid(1), Coordinate(latitude: 43.8436, longitude: 13.0175), message: "hi", time: 60)
+            }
+            let after = try await f.client.query(
+                "SELECT ST_AsText(position), last_seen, place_id FROM device", logger: TestCluster.logger
+            ).collect()[0].decode((String, Date, Int64).self)
+            #expect(before == after)
+            #expect(try await f.count("SELECT count(*) FROM place") == 1)
+            #expect(try await f.count("SELECT count(*) FROM message") == 0)
+            #expect(try await f.livePlaces() == [a.place.id: 1])
+            // The same trip at train speed (152 km in an hour: 42 m/s) is fine.
+            let train = try await f.checkIn(udid(1), Coordinate(latitude: 43.8436, longitude: 13.0175), time: 3600)
+            #expect(train.outcome == .founded)
+        }
+    }
+
+    @Test func checkOutErasesTheDeviceAndItsContribution() async throws {
+        try await PresenceFixture.run { f in
+            _ = try await f.checkIn(udid(1), bologna, age: 30, sex: .male)
+            let r = try await f.checkIn(udid(2), bologna)
+            #expect(try await f.store.checkOut(try DeviceID(udid(1)), at: PresenceFixture.start))
+            #expect(try await f.livePlaces() == [r.place.id: 1])
+            #expect(try await f.count("SELECT count(*) FROM device") == 1)
+            #expect(try await f.store.checkOut(try DeviceID(udid(1)), at: PresenceFixture.start) == false)
+            #expect(try await f.store.invariantViolations().isEmpty)
+        }
+    }
+
+    @Test func expiryFollowsTheInjectedClock() async throws {
+        try await PresenceFixture.run { f in
+            let ttl = f.store.policy.presenceTTL
+            let r = try await f.checkIn(udid(1), bologna, age: 30, sex: .female, time: 0)
+            _ = try await f.checkIn(udid(2), bologna, time: ttl / 2)
+            // Just before the TTL nobody expires.
+            #expect(try await f.store.expire(at: PresenceFixture.start.addingTimeInterval(ttl - 1)) == 0)
+            // Past device 1's TTL only device 1 goes, with its demographics.
+            #expect(try await f.store.expire(at: PresenceFixture.start.addingTimeInterval(ttl + 1)) == 1)
+            #expect(try await f.livePlaces() == [r.place.id: 1])
+            #expect(try await f.store.invariantViolations().isEmpty)
+            // Device 2 goes silent too: the place disappears from the live set.
+            #expect(try await f.store.expire(at: PresenceFixture.start.addingTimeInterval(2 * ttl)) == 1)
+            #expect(try await f.livePlaces().isEmpty)
+            // Pinging again rejoins the same spot.
+            let again = try await f.checkIn(udid(1), bologna, time: 3 * ttl)
+            #expect(again.outcome == .joined && again.place.id == r.place.id && again.place.stats.people == 1)
+            // Retention: a device gone longer than the retention period is erased.
+            let later = PresenceFixture.start.addingTimeInterval(3 * ttl + f.store.policy.retention + 1)
+            _ = try await f.store.expire(at: later)
+            #expect(try await f.store.forget(at: later) == 2)
+            #expect(try await f.count("SELECT count(*) FROM device") == 0)
+        }
+    }
+
+    @Test func expiryWorksInBatches() async throws {
+        try await PresenceFixture.run { f in
+            for i in 0..<25 { _ = try await f.checkIn(udid(i), offset(bologna, bearing: Double(i * 14), metres: Double(i))) }
+            let later = PresenceFixture.start.addingTimeInterval(f.store.policy.presenceTTL + 1)
+            #expect(try await f.store.expire(at: later, batchSize: 7) == 25)
+            #expect(try await f.livePlaces().isEmpty)
+            #expect(try await f.store.invariantViolations().isEmpty)
+        }
+    }
+
+    /// The raw device id never reaches the database: a full dump does not contain it.
+    @Test func rawDeviceIDIsNeverStored() async throws {
+        try await PresenceFixture.run { f in
+            let raw = "F00DFACE0123456789ABCDEF0123456789ABCDEF"
+            _ = try await f.checkIn(raw, bologna, age: 33, sex: .male, message: "hello")
+            let pg = try await TestCluster.postgres()
+            let dump = try runPgDump(pg: pg, database: f.location.databaseName)
+            #expect(dump.contains("hello"))  // the dump is real and has our rows
+            #expect(!dump.lowercased().contains(raw.lowercased()))
+            #expect(!dump.lowercased().contains(String(raw.lowercased().prefix(16))))
+        }
+    }
+}
+
+func runPgDump(pg: EmbeddedPostgres, database: String) throws -> String {
+    let p = Process()
+    let bin = pg.configuration.binDirectory + "/pg_dump"
+    let args = ["-h", pg.dataDirectory, "-U", EmbeddedPostgres.superuser, "--data-only", "--inserts", database]
+    if geteuid() == 0 {
+        p.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
+        p.arguments = ["-u", pg.configuration.systemUser, "--", bin] + args
+    } else {
+        p.executableURL = URL(fileURLWithPath: bin)
+        p.arguments = args
+    }
+    let out = Pipe()
+    p.standardOutput = out
+    try p.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+}

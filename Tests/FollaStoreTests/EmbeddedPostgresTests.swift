@@ -1,0 +1,125 @@
+import FollaStore
+import FollaTestSupport
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+
+/// The embedded manager on directories of its own (not the shared test cluster).
+@Suite(.serialized) struct EmbeddedPostgresTests {
+    let logger = TestCluster.logger
+
+    private func freshDirectory() -> String {
+        NSTemporaryDirectory() + "folla-embedded-\(UUID().uuidString.prefix(8))"
+    }
+
+    private func withCluster<T>(_ dir: String, _ body: (EmbeddedPostgres) async throws -> T) async throws -> T {
+        var c = EmbeddedPostgres.Configuration(dataDirectory: dir + "/pg")
+        c.durable = false
+        let pg = EmbeddedPostgres(configuration: c, logger: logger)
+        defer { try? pg.stop() }
+        return try await body(pg)
+    }
+
+    @Test func freshDirectoryBootstrapsPostGISAndMigrations() async throws {
+        let dir = freshDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try await withCluster(dir) { pg in
+            #expect(!pg.isInitialized)
+            let location = try await EmbeddedDatabase.bootstrap(pg, migrator: try Migrator.bundled(), logger: logger)
+            #expect(pg.isInitialized)
+            #expect(pg.runningPID() != nil)
+            let (version, migrations) = try await PostgresClient.with(try location.configuration(), logger: logger) { client in
+                let v = try await client.query("SELECT postgis_lib_version()", logger: logger).collect()[0].decode(String.self)
+                let n = try await client.query("SELECT count(*) FROM folla_migration", logger: logger).collect()[0].decode(Int.self)
+                return (v, n)
+            }
+            #expect(version.hasPrefix("3."))
+            #expect(migrations == (try Migration.bundled().count))
+        }
+    }
+
+    @Test func secondStartReusesTheClusterAndMigratesOnce() async throws {
+        let dir = freshDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try await withCluster(dir) { pg in
+            let migrator = try Migrator.bundled()
+            let location = try await EmbeddedDatabase.bootstrap(pg, migrator: migrator, logger: logger)
+            try await PostgresClient.with(try location.configuration(), logger: logger) { client in
+                _ = try await client.query("CREATE TABLE keepsake (x int)", logger: logger)
+                _ = try await client.query("INSERT INTO keepsake VALUES (42)", logger: logger)
+            }
+            try pg.stop()
+            #expect(pg.runningPID() == nil)
+            _ = try await EmbeddedDatabase.bootstrap(pg, migrator: migrator, logger: logger)
+            try await PostgresClient.with(try location.configuration(), logger: logger) { client in
+                let x = try await client.query("SELECT x FROM keepsake", logger: logger).collect()[0].decode(Int.self)
+                #expect(x == 42)
+                #expect(try await migrator.migrate(client, logger: logger).isEmpty)
+                #expect(try await migrator.pending(client, logger: logger).isEmpty)
+                let n = try await client.query("SELECT count(*) FROM folla_migration", logger: logger).collect()[0].decode(Int.self)
+                #expect(n == migrator.migrations.count)
+            }
+        }
+    }
+
+    @Test func stalePidFileIsRemovedAndALiveServerIsReported() async throws {
+        let dir = freshDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try await withCluster(dir) { pg in
+            try pg.start()
+            try pg.stop()
+            // A crash leaves postmaster.pid behind with a pid that is no longer postgres.
+            let pidFile = pg.dataDirectory + "/postmaster.pid"
+            try "999999\n\(pg.dataDirectory)\n".write(toFile: pidFile, atomically: true, encoding: .utf8)
+            try pg.start()
+            let live = try #require(pg.runningPID())
+            // A second manager on the same directory must refuse clearly, not hang.
+            let twin = EmbeddedPostgres(configuration: pg.configuration, logger: logger)
+            #expect(throws: EmbeddedPostgresError.alreadyRunning(pid: live, dataDirectory: pg.dataDirectory)) {
+                try twin.start()
+            }
+        }
+    }
+
+    @Test func editedMigrationIsRefused() async throws {
+        try await TestCluster.withDatabase { client, _ in
+            var migrations = try Migration.bundled()
+            let last = migrations.removeLast()
+            let edited = Migrator(migrations: migrations + [Migration(version: last.version, sql: last.sql + "\n-- edit")])
+            await #expect(throws: MigrationError.changedAfterApply(version: last.version)) {
+                try await edited.migrate(client, logger: logger)
+            }
+            let older = Migrator(migrations: migrations)
+            await #expect(throws: MigrationError.unknownApplied(version: last.version)) {
+                try await older.pending(client, logger: logger)
+            }
+        }
+    }
+}
+
+@Suite struct SQLScriptTests {
+    @Test func splitsOnlyOnTopLevelSemicolons() {
+        let script = """
+            -- a comment; with a semicolon
+            CREATE TABLE a (x text DEFAULT 'it''s; fine');
+            /* block; /* nested; */ still comment */
+            CREATE FUNCTION f() RETURNS int LANGUAGE plpgsql AS $body$ BEGIN RETURN 1; END $body$;
+            CREATE FUNCTION g() RETURNS int LANGUAGE sql AS $$ SELECT 2; $$;
+            SELECT "odd;name" FROM a
+            """
+        let statements = SQLScript.statements(script)
+        // The block comment stays with the statement it precedes.
+        #expect(statements.count == 4, "\(statements)")
+        #expect(statements[0].hasSuffix("DEFAULT 'it''s; fine')"))
+        #expect(statements[1].hasSuffix("BEGIN RETURN 1; END $body$"))
+        #expect(statements[2].hasSuffix("SELECT 2; $$"))
+        #expect(statements[3] == "SELECT \"odd;name\" FROM a")
+    }
+
+    @Test func everyBundledMigrationSplitsIntoStatements() throws {
+        for m in try Migration.bundled() {
+            #expect(!SQLScript.statements(m.sql).isEmpty, "\(m.version)")
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import FollaCore
+import FollaGeo
+import FollaStore
+import FollaTestSupport
+import Foundation
+import PostgresNIO
+
+/// A presence store on a fresh database, with a clock the test moves by hand.
+struct PresenceFixture: Sendable {
+    let store: PresenceStore
+    let client: PostgresClient
+    let location: DatabaseLocation
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    static func run<T: Sendable>(
+        policy: CheckInPolicy = .default, maxConnections: Int = 20, _ body: @Sendable (PresenceFixture) async throws -> T
+    ) async throws -> T {
+        try await TestCluster.withDatabase(maxConnections: maxConnections) { client, location in
+            let store = PresenceStore(client: client, keyer: try DeviceKeyer(secret: "test-secret-0123456789"),
+                                      policy: policy, logger: TestCluster.logger)
+            return try await body(PresenceFixture(store: store, client: client, location: location))
+        }
+    }
+
+    func checkIn(
+        _ device: String, _ at: Coordinate, age: Int? = nil, sex: Sex? = nil, message: String? = nil,
+        time: TimeInterval = 0
+    ) async throws -> CheckInResult {
+        let demographics = age.flatMap { a in sex.map { Demographics(age: a, sex: $0) } }
+        let request = CheckInRequest(
+            device: try DeviceID(device), position: at, demographics: demographics,
+            message: try message.map { try MessageText($0) })
+        return try await store.checkIn(request, at: Self.start.addingTimeInterval(time))
+    }
+
+    /// Live places as id → people.
+    func livePlaces() async throws -> [Int64: Int] {
+        var out: [Int64: Int] = [:]
+        for try await (id, people) in try await client.query(
+            "SELECT id, people FROM place WHERE people > 0", logger: TestCluster.logger
+        ).decode((Int64, Int).self) {
+            out[id] = people
+        }
+        return out
+    }
+
+    func count(_ sql: String) async throws -> Int {
+        try await client.query(PostgresQuery(unsafeSQL: sql), logger: TestCluster.logger).collect()[0].decode(Int.self)
+    }
+}
+
+/// Device ids that pass validation: 40 hex characters like an iPhone UDID.
+func udid(_ n: Int) -> String {
+    let hex = String(n, radix: 16)
+    return String(repeating: "0", count: 40 - hex.count) + hex
+}
+
+let bologna = Coordinate(latitude: 44.4938, longitude: 11.3430)
+
+func offset(_ from: Coordinate, bearing: Double, metres: Double) -> Coordinate {
+    Geodesic.wgs84.destination(from: from, bearing: bearing, distance: metres)
+}

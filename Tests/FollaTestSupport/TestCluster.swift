@@ -1,0 +1,84 @@
+import FollaStore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The test run's one embedded PostGIS cluster and its migrated template database.
+///
+/// Started on first use, stopped when the test process exits. Each test gets its own
+/// database copied from the template (milliseconds), so tests run in parallel without
+/// seeing each other's rows.
+public enum TestCluster {
+    public static let templateName = "folla_template"
+    public static let logger: Logger = {
+        var l = Logger(label: "folla.test")
+        l.logLevel = ProcessInfo.processInfo.environment["FOLLA_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+        return l
+    }()
+
+    /// Started once per process; every test awaits the same task.
+    static let started: Task<EmbeddedPostgres, Error> = Task {
+        let root = NSTemporaryDirectory() + "folla-test-\(getpid())"
+        var config = EmbeddedPostgres.Configuration(dataDirectory: root + "/pg")
+        config.durable = false
+        config.settings = ["max_connections": "400"]
+        let pg = EmbeddedPostgres(configuration: config, logger: logger)
+        stopAtExit(pg)
+        _ = try await EmbeddedDatabase.bootstrap(pg, database: templateName, migrator: try Migrator.bundled(), logger: logger)
+        return pg
+    }
+
+    public static func postgres() async throws -> EmbeddedPostgres { try await started.value }
+
+    public static func adminLocation() async throws -> DatabaseLocation {
+        .socket(path: try await postgres().socketPath, user: EmbeddedPostgres.superuser, database: "postgres")
+    }
+
+    /// Runs `body` against a fresh, migrated database that is dropped afterwards.
+    public static func withDatabase<T: Sendable>(
+        maxConnections: Int = 20, _ body: @Sendable (PostgresClient, DatabaseLocation) async throws -> T
+    ) async throws -> T {
+        let pg = try await postgres()
+        let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let admin = try await adminLocation()
+        do {
+            try await EmbeddedDatabase.createDatabaseIfMissing(name, template: templateName, at: admin, logger: logger)
+        } catch let error as PSQLError {
+            throw TestDatabaseError(what: "creating \(name) from the template", server: error.serverSummary)
+        }
+        let location = DatabaseLocation.socket(path: pg.socketPath, user: EmbeddedPostgres.superuser, database: name)
+        var config = try location.configuration()
+        config.options.maximumConnections = maxConnections
+        let result: Result<T, Error>
+        do {
+            result = .success(try await PostgresClient.with(config, logger: logger) { try await body($0, location) })
+        } catch let error as PSQLError {
+            result = .failure(TestDatabaseError(what: "the test's query", server: error.serverSummary))
+        } catch {
+            result = .failure(error)
+        }
+        try? await PostgresClient.with(try admin.configuration(), logger: logger) { client in
+            _ = try await client.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger)
+        }
+        return try result.get()
+    }
+}
+
+nonisolated(unsafe) private var clusterToStop: EmbeddedPostgres?
+
+private func stopAtExit(_ pg: EmbeddedPostgres) {
+    clusterToStop = pg
+    atexit {
+        if let pg = clusterToStop {
+            try? pg.stop()
+            try? FileManager.default.removeItem(atPath: (pg.dataDirectory as NSString).deletingLastPathComponent)
+        }
+    }
+}
+
+/// A database error with the server's message visible in test output.
+public struct TestDatabaseError: Error, CustomStringConvertible {
+    public var what: String
+    public var server: String
+    public var description: String { "\(what) failed: \(server)" }
+}

@@ -1,0 +1,1 @@
+Sources/FollaStore/SQL
