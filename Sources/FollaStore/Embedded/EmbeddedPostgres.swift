@@ -23,10 +23,9 @@ public struct EmbeddedPostgres: Sendable {
         public var systemUser: String = "postgres"
 
         public init(dataDirectory: String) {
-            self.dataDirectory = (dataDirectory as NSString).standardizingPath
-            if !self.dataDirectory.hasPrefix("/") {
-                self.dataDirectory = FileManager.default.currentDirectoryPath + "/" + self.dataDirectory
-            }
+            let absolute = dataDirectory.hasPrefix("/")
+                ? dataDirectory : FileManager.default.currentDirectoryPath + "/" + dataDirectory
+            self.dataDirectory = URL(fileURLWithPath: absolute).standardizedFileURL.path
         }
     }
 

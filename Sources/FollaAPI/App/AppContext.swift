@@ -1,0 +1,29 @@
+import FollaCore
+import FollaStore
+import Logging
+import PostgresNIO
+
+/// Everything a route needs, built once at start-up and shared by every request.
+public struct AppDependencies: Sendable {
+    public var presence: PresenceStore
+    public var readiness: ReadinessProbe
+    public var clock: any WallClock
+    public var limits: RequestLimits
+
+    public init(presence: PresenceStore, readiness: ReadinessProbe, clock: any WallClock = SystemClock(), limits: RequestLimits = .init()) {
+        self.presence = presence
+        self.readiness = readiness
+        self.clock = clock
+        self.limits = limits
+    }
+}
+
+/// Sizes the server refuses to go past, whatever a client sends.
+public struct RequestLimits: Sendable {
+    /// Largest accepted body for writes (a check-in is a few hundred bytes).
+    public var maxBodyBytes: Int = 16 * 1024
+
+    public init(maxBodyBytes: Int = 16 * 1024) {
+        self.maxBodyBytes = maxBodyBytes
+    }
+}

@@ -1,0 +1,13 @@
+import FollaCore
+import Hummingbird
+import Logging
+
+/// The HTTP surface of Folla: every route, behind the problem and access-log middleware.
+public func buildRouter(_ deps: AppDependencies) -> Router<BasicRequestContext> {
+    let router = Router(context: BasicRequestContext.self)
+    router.add(middleware: AccessLogMiddleware())
+    router.add(middleware: ProblemMiddleware())
+    HealthRoutes(readiness: deps.readiness).register(on: router)
+    CheckInRoutes(deps: deps).register(on: router.group("v1"))
+    return router
+}

@@ -1,0 +1,32 @@
+import FollaCore
+import FollaStore
+import Hummingbird
+
+/// The write path of presence: `POST /v1/checkins` and `DELETE /v1/devices/{device_id}`.
+struct CheckInRoutes {
+    let deps: AppDependencies
+
+    func register(on group: RouterGroup<BasicRequestContext>) {
+        group.post("checkins") { request, context in
+            var request = request
+            let fields = try await request.decodeFields(limit: deps.limits.maxBodyBytes)
+            let checkIn = try CheckInRequest(fields: fields)
+            do {
+                let result = try await deps.presence.checkIn(checkIn, at: deps.clock.now())
+                return JSONBody.response(.ok, CheckInJSON.encode(result), cache: "no-store")
+            } catch let refusal as CheckInRefusal {
+                throw Problem(.unprocessableContent, type: "implausible-movement", title: "Check-in refused",
+                              detail: refusal.description, field: "lat")
+            }
+        }
+
+        group.delete("devices/:device_id") { _, context in
+            let raw = try context.parameters.require("device_id")
+            let device = try DeviceID(raw)
+            guard try await deps.presence.checkOut(device, at: deps.clock.now()) else {
+                throw Problem.notFound("no such device is checked in")
+            }
+            return Response(status: .noContent, headers: [.cacheControl: "no-store"])
+        }
+    }
+}

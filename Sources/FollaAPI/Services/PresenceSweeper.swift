@@ -1,0 +1,36 @@
+import FollaCore
+import FollaStore
+import Logging
+import ServiceLifecycle
+
+/// Expires presence past its TTL and forgets devices past retention, every `interval`.
+/// Safe to run in every server instance at once (the SQL skips rows another sweeper holds).
+public struct PresenceSweeper: Service {
+    let presence: PresenceStore
+    let clock: any WallClock
+    let interval: Duration
+    let logger: Logger
+
+    public init(presence: PresenceStore, clock: any WallClock, interval: Duration, logger: Logger) {
+        self.presence = presence
+        self.clock = clock
+        self.interval = interval
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                let now = clock.now()
+                let expired = try await presence.expire(at: now)
+                let forgotten = try await presence.forget(at: now)
+                if expired + forgotten > 0 {
+                    logger.info("sweep", metadata: ["expired": "\(expired)", "forgotten": "\(forgotten)"])
+                }
+            } catch {
+                logger.warning("sweep failed; will retry", metadata: ["error": "\(error)"])
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import ArgumentParser
+import FollaStore
+import Foundation
+import Logging
+
+/// Where the data lives: an existing server (`--database-url`) or the embedded cluster.
+/// Every flag falls back to a `FOLLA_*` environment variable, then to a default.
+struct DatabaseOptions: ParsableArguments {
+    @Option(help: "PostgreSQL URL (postgres://user:pass@host:port/db). Default: embedded PostGIS. Env: FOLLA_DATABASE_URL")
+    var databaseURL: String?
+
+    @Option(help: "Folder for the embedded cluster and the generated secret (default ./.folla). Env: FOLLA_DATA_DIR")
+    var dataDir: String?
+
+    @Option(help: "Server secret for keying device ids (HMAC). Required with --database-url. Env: FOLLA_SECRET")
+    var secret: String?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info). Env: FOLLA_LOG_LEVEL")
+    var logLevel: String?
+
+    var resolvedDatabaseURL: String? { databaseURL ?? env("FOLLA_DATABASE_URL") }
+    var resolvedDataDir: String { dataDir ?? env("FOLLA_DATA_DIR") ?? "./.folla" }
+
+    func embedded(logger: Logger) -> EmbeddedPostgres {
+        EmbeddedPostgres(configuration: .init(dataDirectory: resolvedDataDir + "/pg"), logger: logger)
+    }
+
+    /// The secret from the flag or environment; the embedded default keeps a generated
+    /// one in its data folder (mode 0600), so device keys survive restarts.
+    func resolvedSecret() throws -> String {
+        if let s = secret ?? env("FOLLA_SECRET") { return s }
+        guard resolvedDatabaseURL == nil else {
+            throw ValidationError("--secret (or FOLLA_SECRET) is required with --database-url: device keys must not change between restarts")
+        }
+        let path = resolvedDataDir + "/secret"
+        if let existing = try? String(contentsOfFile: path, encoding: .utf8) {
+            return existing.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        try FileManager.default.createDirectory(atPath: resolvedDataDir, withIntermediateDirectories: true)
+        let fresh = DeviceKeyer.generateSecret()
+        guard FileManager.default.createFile(atPath: path, contents: Data(fresh.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw ValidationError("cannot write the generated secret to \(path)")
+        }
+        return fresh
+    }
+
+    func makeLogger(_ label: String) -> Logger {
+        var logger = Logger(label: label)
+        logger.logLevel = (logLevel ?? env("FOLLA_LOG_LEVEL")).flatMap(Logger.Level.init(rawValue:)) ?? .info
+        return logger
+    }
+}
+
+func env(_ name: String) -> String? {
+    guard let v = ProcessInfo.processInfo.environment[name], !v.isEmpty else { return nil }
+    return v
+}

@@ -1,0 +1,26 @@
+import ArgumentParser
+import FollaStore
+import PostgresNIO
+
+/// `folla migrate`: apply the SQL migrations to a database (or the embedded one).
+struct Migrate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Apply database migrations and exit.")
+
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+        let logger = database.makeLogger("folla.migrate")
+        let migrator = try Migrator.bundled()
+        if let url = database.resolvedDatabaseURL {
+            let applied = try await PostgresClient.with(try DatabaseLocation.url(url).configuration(), logger: logger) { client in
+                try await migrator.migrate(client, logger: logger)
+            }
+            print(applied.isEmpty ? "up to date" : "applied: \(applied.joined(separator: ", "))")
+        } else {
+            let pg = database.embedded(logger: logger)
+            _ = try await EmbeddedDatabase.bootstrap(pg, migrator: migrator, logger: logger)
+            try pg.stop()
+            print("embedded database at \(pg.dataDirectory) is up to date")
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import ArgumentParser
+import FollaAPI
+import FollaCore
+import FollaStore
+import Foundation
+import Hummingbird
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// `folla serve`: the HTTP server, on the embedded PostGIS unless told otherwise.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the HTTP server.")
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(help: "Address to bind (default 127.0.0.1). Env: FOLLA_HOST")
+    var host: String?
+
+    @Option(help: "Port to listen on (default 8080). Env: FOLLA_PORT")
+    var port: Int?
+
+    @Option(help: "Join radius in metres (default 10). Env: FOLLA_JOIN_RADIUS")
+    var joinRadius: Double?
+
+    @Option(help: "Presence TTL in seconds (default 1200). Env: FOLLA_PRESENCE_TTL")
+    var presenceTTL: Double?
+
+    @Option(help: "Refuse pings implying more than this speed, m/s (default 350). Env: FOLLA_MAX_SPEED")
+    var maxSpeed: Double?
+
+    @Option(help: "Erase devices silent for this many seconds (default 604800, a week). Env: FOLLA_RETENTION")
+    var retention: Double?
+
+    @Option(help: "Seconds between expiry sweeps (default 5). Env: FOLLA_SWEEP_INTERVAL")
+    var sweepInterval: Double?
+
+    @Option(help: "Database connections in the pool (default 20). Env: FOLLA_DB_CONNECTIONS")
+    var dbConnections: Int?
+
+    func run() async throws {
+        let logger = database.makeLogger("folla")
+        var policy = CheckInPolicy.default
+        policy.joinRadius = try positive(joinRadius ?? env("FOLLA_JOIN_RADIUS").flatMap(Double.init) ?? policy.joinRadius, "join-radius")
+        policy.presenceTTL = try positive(presenceTTL ?? env("FOLLA_PRESENCE_TTL").flatMap(Double.init) ?? policy.presenceTTL, "presence-ttl")
+        policy.maxSpeed = try positive(maxSpeed ?? env("FOLLA_MAX_SPEED").flatMap(Double.init) ?? policy.maxSpeed, "max-speed")
+        policy.retention = try positive(retention ?? env("FOLLA_RETENTION").flatMap(Double.init) ?? policy.retention, "retention")
+        let sweepEvery = try positive(sweepInterval ?? env("FOLLA_SWEEP_INTERVAL").flatMap(Double.init) ?? 5, "sweep-interval")
+        let bindHost = host ?? env("FOLLA_HOST") ?? "127.0.0.1"
+        let bindPort = port ?? env("FOLLA_PORT").flatMap(Int.init) ?? 8080
+        let keyer = try DeviceKeyer(secret: database.resolvedSecret())
+        let migrator = try Migrator.bundled()
+
+        var services: [any Service] = []
+        let location: DatabaseLocation
+        if let url = database.resolvedDatabaseURL {
+            location = .url(url)
+            try await PostgresClient.with(try location.configuration(), logger: logger) { client in
+                try await migrator.migrate(client, logger: logger)
+            }
+        } else {
+            let pg = database.embedded(logger: logger)
+            location = try await EmbeddedDatabase.bootstrap(pg, migrator: migrator, logger: logger)
+            services.append(EmbeddedPostgresService(postgres: pg, logger: logger))
+        }
+
+        var dbConfig = try location.configuration()
+        dbConfig.options.maximumConnections = dbConnections ?? env("FOLLA_DB_CONNECTIONS").flatMap(Int.init) ?? 20
+        let client = PostgresClient(configuration: dbConfig, backgroundLogger: logger)
+        let clock = SystemClock()
+        let presence = PresenceStore(client: client, keyer: keyer, policy: policy, logger: logger)
+        services.append(client)
+        services.append(PresenceSweeper(presence: presence, clock: clock, interval: .milliseconds(Int(sweepEvery * 1000)), logger: logger))
+
+        let deps = AppDependencies(presence: presence, readiness: ReadinessProbe(client: client, migrator: migrator, logger: logger), clock: clock)
+        let app = Application(
+            router: buildRouter(deps),
+            configuration: .init(address: .hostname(bindHost, port: bindPort), serverName: "folla"),
+            services: services,
+            logger: logger
+        )
+        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+    }
+
+    private func positive(_ value: Double, _ name: String) throws -> Double {
+        guard value.isFinite, value > 0 else { throw ValidationError("--\(name) must be a positive number") }
+        return value
+    }
+}
