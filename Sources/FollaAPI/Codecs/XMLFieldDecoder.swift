@@ -5,11 +5,16 @@ import FoundationXML
 #endif
 
 /// `<checkin><lat>44.49</lat>…</checkin>` → `Fields`: one level of child elements under
-/// any root. External entities are never resolved; nesting and repeats are refused.
+/// any root. DTDs and entities are refused outright; so are nesting and repeats.
 enum XMLFieldDecoder {
     static func decode(_ data: Data) throws(Problem) -> Fields {
-        guard String(validating: data, as: UTF8.self) != nil else {
+        guard let text = String(validating: data, as: UTF8.self) else {
             throw Problem.malformed("the body is not valid UTF-8")
+        }
+        // No DTDs at all: entity definitions are how XML bombs and external-entity reads
+        // work, and a check-in never needs one.
+        if text.range(of: "<!DOCTYPE", options: .caseInsensitive) != nil || text.range(of: "<!ENTITY", options: .caseInsensitive) != nil {
+            throw Problem.malformed("document type declarations and entities are not accepted")
         }
         let collector = FlatElementCollector()
         let parser = XMLParser(data: data)

@@ -1,0 +1,87 @@
+import FollaCore
+import PropertyBased
+import Testing
+
+@Suite struct DeviceIDTests {
+    @Test func acceptsUDIDsAndUUIDsAndNormalizesCase() throws {
+        let udid = try DeviceID("F00DFACEF00DFACEF00DFACEF00DFACEF00DFACE")
+        #expect(udid.rawValue == "f00dfacef00dfacef00dfacef00dfacef00dface")
+        #expect(try DeviceID("123E4567-E89B-12D3-A456-426614174000").rawValue == "123e4567-e89b-12d3-a456-426614174000")
+        #expect("\(udid)" == "DeviceID(redacted)")
+    }
+
+    @Test(arguments: ["", "short", String(repeating: "a", count: 65), "0123456789abcdef 0", "0123456789abcdef_0",
+                      "0123456789abcdefé0", "0123456789abcdef\u{0}"])
+    func rejects(_ text: String) {
+        #expect(throws: FieldError.self) { try DeviceID(text) }
+    }
+
+    @Test func anyAlphabetStringOfValidLengthIsAccepted() async {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-")
+        await propertyCheck(input: Gen.int(in: 0..<alphabet.count).array(of: 16...64)) { picks in
+            let text = String(picks.map { alphabet[$0] })
+            #expect((try? DeviceID(text))?.rawValue == text.lowercased())
+        }
+    }
+}
+
+@Suite struct MessageTextTests {
+    @Test func trimsAndCountsCharactersNotBytes() throws {
+        #expect(try MessageText("  ciao  ").text == "ciao")
+        #expect(try MessageText(String(repeating: "👍🏽", count: 280)).text.count == 280)
+        #expect(throws: FieldError.self) { try MessageText(String(repeating: "a", count: 281)) }
+        #expect(try MessageText("line one\nline two").text == "line one\nline two")
+    }
+
+    @Test(arguments: ["", "   \n\t ", "esc\u{1B}[2J", "nul\u{0}", "del\u{7F}", "c1\u{85}x", "nonchar\u{FFFE}"])
+    func rejects(_ text: String) {
+        #expect(throws: FieldError.self) { try MessageText(text) }
+    }
+}
+
+@Suite struct CheckInRequestTests {
+    func fields(_ values: [String: FieldValue]) -> Fields { Fields(values) }
+
+    @Test func demographicsNeedBothAgeAndSex() throws {
+        let base: [String: FieldValue] = ["device_id": .string("0123456789abcdef0123"), "lat": .number(44), "lon": .string("11.5")]
+        var v = base
+        v["age"] = .number(30)
+        #expect(try CheckInRequest(fields: fields(v)).demographics == nil)
+        v["sex"] = .string("2")
+        #expect(try CheckInRequest(fields: fields(v)).demographics == Demographics(age: 30, sex: .female))
+        v["sex"] = .string("M")
+        #expect(try CheckInRequest(fields: fields(v)).demographics == Demographics(age: 30, sex: .male))
+        let request = try CheckInRequest(fields: fields(base))
+        #expect(request.position == Coordinate(latitude: 44, longitude: 11.5))
+    }
+
+    @Test func namesTheFieldAtFault() {
+        let cases: [([String: FieldValue], String)] = [
+            (["lat": .number(1), "lon": .number(1)], "device_id"),
+            (["device_id": .string("0123456789abcdef0123"), "lat": .number(.nan), "lon": .number(1)], "lat"),
+            (["device_id": .string("0123456789abcdef0123"), "lat": .number(1), "lon": .bool(true)], "lon"),
+            (["device_id": .string("0123456789abcdef0123"), "lat": .number(1), "lon": .number(1), "age": .number(121), "sex": .string("f")], "age"),
+            (["device_id": .string("0123456789abcdef0123"), "lat": .number(1), "lon": .number(1), "zzz": .null], "zzz"),
+        ]
+        for (values, field) in cases {
+            #expect(throws: FieldError.self, "\(field)") { try CheckInRequest(fields: fields(values)) }
+            do {
+                _ = try CheckInRequest(fields: fields(values))
+            } catch {
+                #expect(error.field == field)
+            }
+        }
+    }
+
+    @Test func coordinatesInRangeAlwaysValidate() async {
+        await propertyCheck(input: Gen.double(in: -90...90), Gen.double(in: -180...180)) { lat, lon in
+            let r = try? CheckInRequest(fields: fields(["device_id": .string("0123456789abcdef0123"), "lat": .number(lat), "lon": .number(lon)]))
+            #expect(r?.position == Coordinate(latitude: lat, longitude: lon))
+        }
+    }
+
+    @Test func statsAverageOnlyOverReporters() {
+        #expect(PlaceStats(people: 5, reporters: 2, ageSum: 61, male: 1, female: 1).averageAge == 30.5)
+        #expect(PlaceStats(people: 5, reporters: 0, ageSum: 0, male: 0, female: 0).averageAge == nil)
+    }
+}
