@@ -42,8 +42,18 @@ public final class FootprintBuilder {
         if hull.typeName != "Polygon" || hull.area == 0 {
             hull = try cloud.convexHull().buffer(minimumBuffer)
         }
+        var planarRing = try hull.exteriorRing()
+        // RFC 7946 wants exterior rings counter-clockwise (positive shoelace area).
+        if Self.signedArea(planarRing) < 0 { planarRing.reverse() }
         var ring: [Coordinate] = []
-        for p in try hull.exteriorRing() { ring.append(try plane.inverse(p)) }
+        for p in planarRing { ring.append(try plane.inverse(p)) }
         return Footprint(ring: ring, area: hull.area, centroid: try plane.inverse(try hull.centroid()))
+    }
+
+    static func signedArea(_ ring: [PlanarPoint]) -> Double {
+        guard ring.count > 2 else { return 0 }
+        var sum = 0.0
+        for i in 0..<(ring.count - 1) { sum += ring[i].x * ring[i + 1].y - ring[i + 1].x * ring[i].y }
+        return sum / 2
     }
 }

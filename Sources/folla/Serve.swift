@@ -35,6 +35,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds between expiry sweeps (default 5). Env: FOLLA_SWEEP_INTERVAL")
     var sweepInterval: Double?
 
+    @Option(help: "k-anonymity: groups with fewer people show a coarsened position and no breakdown (default 3; 1 = the original). Env: FOLLA_MIN_GROUP_SIZE")
+    var minGroupSize: Int?
+
     @Option(help: "Database connections in the pool (default 20). Env: FOLLA_DB_CONNECTIONS")
     var dbConnections: Int?
 
@@ -72,7 +75,8 @@ struct Serve: AsyncParsableCommand {
         services.append(client)
         services.append(PresenceSweeper(presence: presence, clock: clock, interval: .milliseconds(Int(sweepEvery * 1000)), logger: logger))
 
-        let deps = AppDependencies(presence: presence, readiness: ReadinessProbe(client: client, migrator: migrator, logger: logger), clock: clock)
+        let privacy = PrivacyPolicy(k: try resolvedMinGroupSize())
+        let deps = AppDependencies(presence: presence, places: PlaceReads(client: client, logger: logger), privacy: privacy, readiness: ReadinessProbe(client: client, migrator: migrator, logger: logger), clock: clock)
         let app = Application(
             router: buildRouter(deps),
             configuration: .init(address: .hostname(bindHost, port: bindPort), serverName: "folla"),
@@ -80,6 +84,12 @@ struct Serve: AsyncParsableCommand {
             logger: logger
         )
         try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+    }
+
+    private func resolvedMinGroupSize() throws -> Int {
+        let k = minGroupSize ?? env("FOLLA_MIN_GROUP_SIZE").flatMap(Int.init) ?? 3
+        guard k >= 1 else { throw ValidationError("--min-group-size must be at least 1") }
+        return k
     }
 
     private func positive(_ value: Double, _ name: String) throws -> Double {

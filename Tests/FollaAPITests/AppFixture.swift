@@ -14,13 +14,15 @@ struct AppFixture: Sendable {
     let clock: ManualClock
 
     static func run(
-        _ setup: TestingSetup = .router, migrate: Bool = true, _ body: @Sendable @escaping (AppFixture) async throws -> Void
+        _ setup: TestingSetup = .router, k: Int = 1, _ body: @Sendable @escaping (AppFixture) async throws -> Void
     ) async throws {
         try await TestCluster.withDatabase { db, _ in
             let clock = ManualClock()
             let presence = PresenceStore(client: db, keyer: try DeviceKeyer(secret: "api-test-secret-0123456789"), logger: TestCluster.logger)
             let deps = AppDependencies(
                 presence: presence,
+                places: PlaceReads(client: db, logger: TestCluster.logger),
+                privacy: PrivacyPolicy(k: k),
                 readiness: ReadinessProbe(client: db, migrator: try Migrator.bundled(), logger: TestCluster.logger),
                 clock: clock)
             let app = Application(router: buildRouter(deps), configuration: .init(address: .hostname("127.0.0.1", port: 0)),

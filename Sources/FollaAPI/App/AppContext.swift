@@ -6,12 +6,17 @@ import PostgresNIO
 /// Everything a route needs, built once at start-up and shared by every request.
 public struct AppDependencies: Sendable {
     public var presence: PresenceStore
+    public var places: PlaceReads
+    public var privacy: PrivacyPolicy
     public var readiness: ReadinessProbe
     public var clock: any WallClock
     public var limits: RequestLimits
 
-    public init(presence: PresenceStore, readiness: ReadinessProbe, clock: any WallClock = SystemClock(), limits: RequestLimits = .init()) {
+    public init(presence: PresenceStore, places: PlaceReads, privacy: PrivacyPolicy = .init(), readiness: ReadinessProbe,
+                clock: any WallClock = SystemClock(), limits: RequestLimits = .init()) {
         self.presence = presence
+        self.places = places
+        self.privacy = privacy
         self.readiness = readiness
         self.clock = clock
         self.limits = limits

@@ -8,6 +8,8 @@ public func buildRouter(_ deps: AppDependencies) -> Router<BasicRequestContext> 
     router.add(middleware: AccessLogMiddleware())
     router.add(middleware: ProblemMiddleware())
     HealthRoutes(readiness: deps.readiness).register(on: router)
-    CheckInRoutes(deps: deps).register(on: router.group("v1"))
+    let v1 = router.group("v1")
+    CheckInRoutes(deps: deps).register(on: v1)
+    GroupRoutes(deps: deps).register(on: v1)
     return router
 }

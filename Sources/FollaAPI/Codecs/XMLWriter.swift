@@ -1,0 +1,51 @@
+/// A minimal XML 1.0 writer: elements, attributes and escaped text, nothing clever.
+///
+/// Escapes the five special characters and drops characters XML 1.0 cannot carry
+/// (input validation already refuses control characters; this is the last line).
+struct XMLWriter {
+    private(set) var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+
+    mutating func open(_ name: String, _ attributes: [(String, String)] = []) {
+        text += "<" + name
+        for (k, v) in attributes { text += " \(k)=\"\(Self.escape(v))\"" }
+        text += ">"
+    }
+
+    mutating func close(_ name: String) { text += "</\(name)>" }
+
+    mutating func element(_ name: String, _ value: String?, _ attributes: [(String, String)] = []) {
+        guard let value else {
+            open(name, attributes + [("xsi:nil", "true")])
+            close(name)
+            return
+        }
+        open(name, attributes)
+        text += Self.escape(value)
+        close(name)
+    }
+
+    mutating func empty(_ name: String, _ attributes: [(String, String)]) {
+        text += "<" + name
+        for (k, v) in attributes { text += " \(k)=\"\(Self.escape(v))\"" }
+        text += "/>"
+    }
+
+    static func escape(_ s: String) -> String {
+        var out = ""
+        out.reserveCapacity(s.utf8.count)
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            default:
+                let v = scalar.value
+                let allowed = v == 0x9 || v == 0xA || v == 0xD || (v >= 0x20 && v <= 0xD7FF) || (v >= 0xE000 && v <= 0xFFFD) || v >= 0x10000
+                if allowed { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out
+    }
+}

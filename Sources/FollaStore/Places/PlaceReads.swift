@@ -1,0 +1,73 @@
+import FollaCore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The read side of places: live places near a point, one place, latest messages.
+///
+/// Searches are `ST_DWithin` on geography against the partial GiST index of live places
+/// (`place_live_anchor`), so their cost follows the places near the point, not the table.
+public struct PlaceReads: Sendable {
+    public let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// The SQL of `nearby`, exposed so tests can EXPLAIN it.
+    public static func nearbySQL(lat: Double, lon: Double, radius: Double) -> PostgresQuery {
+        """
+        SELECT p.id, ST_Y(p.anchor::geometry), ST_X(p.anchor::geometry), p.people, p.reporters, p.age_sum,
+               p.male, p.female, p.last_activity,
+               (SELECT count(*) FROM message m WHERE m.place_id = p.id AND NOT m.hidden)::integer
+        FROM place p
+        WHERE p.people > 0
+          AND ST_DWithin(p.anchor, ST_SetSRID(ST_MakePoint(\(lon)::float8, \(lat)::float8), 4326)::geography, \(radius)::float8)
+        """
+    }
+
+    /// Live places whose anchor is within `radius` metres (geodesic) of `centre`.
+    public func nearby(_ centre: Coordinate, radius: Double) async throws -> [LivePlace] {
+        try await decodePlaces(client.query(Self.nearbySQL(lat: centre.latitude, lon: centre.longitude, radius: radius), logger: logger))
+    }
+
+    /// A live place, or nil when unknown or empty.
+    public func place(id: Int64) async throws -> LivePlace? {
+        try await decodePlaces(client.query("""
+            SELECT p.id, ST_Y(p.anchor::geometry), ST_X(p.anchor::geometry), p.people, p.reporters, p.age_sum,
+                   p.male, p.female, p.last_activity,
+                   (SELECT count(*) FROM message m WHERE m.place_id = p.id AND NOT m.hidden)::integer
+            FROM place p WHERE p.id = \(id) AND p.people > 0
+            """, logger: logger)).first
+    }
+
+    /// The newest `limit` visible messages across `placeIDs`, newest first.
+    public func latestMessages(in placeIDs: [Int64], limit: Int) async throws -> [Message] {
+        guard limit > 0, !placeIDs.isEmpty else { return [] }
+        var out: [Message] = []
+        for try await (id, place, body, at) in try await client.query("""
+            SELECT id, place_id, body, created_at FROM message
+            WHERE place_id = ANY(\(placeIDs)::bigint[]) AND NOT hidden
+            ORDER BY id DESC LIMIT \(limit)
+            """, logger: logger).decode((Int64, Int64, String, Date).self)
+        {
+            out.append(Message(id: id, placeID: place, text: body, createdAt: at))
+        }
+        return out
+    }
+
+    private func decodePlaces(_ rows: PostgresRowSequence) async throws -> [LivePlace] {
+        var out: [LivePlace] = []
+        for try await (id, lat, lon, people, reporters, ageSum, male, female, last, messages) in rows.decode(
+            (Int64, Double, Double, Int, Int, Int, Int, Int, Date, Int).self)
+        {
+            out.append(LivePlace(
+                id: id, anchor: Coordinate(latitude: lat, longitude: lon),
+                stats: PlaceStats(people: people, reporters: reporters, ageSum: ageSum, male: male, female: female),
+                lastActivity: last, messageCount: messages))
+        }
+        return out
+    }
+}
