@@ -51,7 +51,8 @@ let package = Package(
                 .product(name: "XMLCoder", package: "XMLCoder"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            resources: [.copy("Resources/openapi.yaml")]
         ),
 
         .executableTarget(

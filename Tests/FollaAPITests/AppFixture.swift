@@ -33,6 +33,28 @@ struct AppFixture: Sendable {
         }
     }
 
+    /// The routes of the real router and the served OpenAPI text (no database needed to list them).
+    static func routes() async throws -> [(path: String, method: HTTPRequest.Method)] {
+        var out: [(String, HTTPRequest.Method)] = []
+        try await TestCluster.withDatabase { db, _ in
+            let deps = AppDependencies(
+                presence: PresenceStore(client: db, keyer: try DeviceKeyer(secret: "api-test-secret-0123456789"), logger: TestCluster.logger),
+                places: PlaceReads(client: db, logger: TestCluster.logger),
+                readiness: ReadinessProbe(client: db, migrator: try Migrator.bundled(), logger: TestCluster.logger))
+            return buildRouter(deps).routes.map { ("\($0.path)", $0.method) }
+        }.forEach { out.append($0) }
+        return out
+    }
+
+    static func document() async throws -> String {
+        let box = TextBox()
+        try await run { f in
+            let r = try await f.client.execute(uri: "/openapi.yaml", method: .get)
+            box.set(String(buffer: r.body))
+        }
+        return box.get()
+    }
+
     func post(_ path: String, _ body: String, contentType: String = "application/json") async throws -> TestResponse {
         try await client.execute(uri: path, method: .post, headers: [.contentType: contentType], body: ByteBuffer(string: body))
     }
@@ -56,3 +78,10 @@ struct AppFixture: Sendable {
 }
 
 let udidA = "f00dfacef00dfacef00dfacef00dfacef00dface"
+
+final class TextBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = ""
+    func set(_ v: String) { lock.withLock { value = v } }
+    func get() -> String { lock.withLock { value } }
+}

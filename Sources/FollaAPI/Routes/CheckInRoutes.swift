@@ -8,12 +8,24 @@ struct CheckInRoutes {
 
     func register(on group: RouterGroup<BasicRequestContext>) {
         group.post("checkins") { request, context in
+            // Search parameters are checked before anything is written.
+            let search = try request.queryFields()
+            try search.rejectUnknown(allowed: ["include", "radius", "min", "max", "limit", "sort", "messages", "cluster"])
+            let include = try search.string("include")
+            guard include == nil || include == "groups" else { throw FieldError("include", "must be groups") }
             var request = request
             let fields = try await request.decodeFields(limit: deps.limits.maxBodyBytes)
             let checkIn = try CheckInRequest(fields: fields)
+            var query = GroupQuery(centre: checkIn.position)
+            try query.apply(search)
             do {
                 let result = try await deps.presence.checkIn(checkIn, at: deps.clock.now())
-                return JSONBody.response(.ok, CheckInJSON.encode(result), cache: "no-store")
+                var json = CheckInJSON.encode(result)
+                if include == "groups" {
+                    let groups = try await deps.groups(for: query)
+                    json = String(json.dropLast()) + ",\"groups\":" + (try APIJSON.encode(groups.map(GroupDTO.init))) + "}"
+                }
+                return JSONBody.response(.ok, json, cache: "no-store")
             } catch let refusal as CheckInRefusal {
                 throw Problem(.unprocessableContent, type: "implausible-movement", title: "Check-in refused",
                               detail: refusal.description, field: "lat")

@@ -33,8 +33,9 @@ public struct PrivacyPolicy: Sendable, Equatable {
         return Coordinate(latitude: lat, longitude: lon)
     }
 
-    /// The stats a reader may see: the breakdown only when at least k people reported.
+    /// The stats a reader may see: the breakdown only when at least k people reported
+    /// (or nobody did: zeros reveal nothing).
     public func visibleStats(_ s: PlaceStats) -> PlaceStats? {
-        s.reporters >= k ? s : nil
+        s.reporters == 0 || s.reporters >= k ? s : nil
     }
 }

@@ -1,0 +1,61 @@
+import FollaCore
+import FollaGeo
+import Hummingbird
+
+/// The original iPhone app's PHP endpoints, so that it keeps working unchanged:
+/// form fields in, XML shaped like PostgreSQL's `query_to_xml(…, false, false, '')` out.
+struct LegacyRoutes {
+    let deps: AppDependencies
+
+    func register(on router: Router<BasicRequestContext>) {
+        // udid, latitude, longitude, timestamp, sex, age, message, radius, min, max
+        router.post("sendData.php") { request, _ in
+            var request = request
+            let form = try await request.decodeFields(limit: deps.limits.maxBodyBytes)
+            try form.rejectUnknown(allowed: ["udid", "latitude", "longitude", "timestamp", "sex", "age", "message", "radius", "min", "max"])
+            var renamed = form.values
+            renamed["device_id"] = renamed.removeValue(forKey: "udid")
+            renamed["lat"] = renamed.removeValue(forKey: "latitude")
+            renamed["lon"] = renamed.removeValue(forKey: "longitude")
+            // The app's own clock is not trusted: the server's decides presence and expiry.
+            renamed.removeValue(forKey: "timestamp")
+            let search = renamed.filter { ["radius", "min", "max"].contains($0.key) }
+            renamed = renamed.filter { !["radius", "min", "max"].contains($0.key) }
+            let checkIn: CheckInRequest
+            do {
+                checkIn = try CheckInRequest(fields: Fields(renamed))
+            } catch let error as FieldError {
+                throw FieldError(Self.legacyName(error.field), error.reason)
+            }
+            var query = GroupQuery(centre: checkIn.position)
+            try query.apply(Fields(search))
+            do {
+                _ = try await deps.presence.checkIn(checkIn, at: deps.clock.now())
+            } catch let refusal as CheckInRefusal {
+                throw Problem(.unprocessableContent, type: "implausible-movement", title: "Check-in refused",
+                              detail: refusal.description, field: "latitude")
+            }
+            let groups = try await deps.groups(for: query)
+            return Self.xml(LegacyXML.places(groups))
+        }
+
+        // id: the place whose last 10 messages to show.
+        router.post("getMessage.php") { request, _ in
+            var request = request
+            let form = try await request.decodeFields(limit: deps.limits.maxBodyBytes)
+            try form.rejectUnknown(allowed: ["id"])
+            guard let id = try form.integer("id", in: 1...Int(Int32.max)) else { throw FieldError("id", "is required") }
+            let messages = try await deps.places.latestMessages(in: [Int64(id)], limit: 10)
+            return Self.xml(LegacyXML.messages(messages))
+        }
+    }
+
+    static func legacyName(_ field: String) -> String {
+        ["device_id": "udid", "lat": "latitude", "lon": "longitude"][field] ?? field
+    }
+
+    static func xml(_ text: String) -> Response {
+        Response(status: .ok, headers: [.contentType: "text/xml; charset=utf-8", .cacheControl: "no-store"],
+                 body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}

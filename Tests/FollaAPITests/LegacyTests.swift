@@ -1,0 +1,66 @@
+import FollaTestSupport
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// The original app's endpoints, checked against the request/response pairs in fixtures/legacy/.
+@Suite struct LegacyTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("fixtures/legacy")
+
+    func fixture(_ name: String) throws -> String {
+        try String(contentsOf: Self.folder.appendingPathComponent(name), encoding: .utf8)
+    }
+
+    @Test func sendDataAndGetMessageMatchTheFixtures() async throws {
+        try await AppFixture.run { f in
+            for step in 1...3 {
+                let request = try fixture("senddata-\(step).request").trimmingCharacters(in: .whitespacesAndNewlines)
+                let r = try await f.post("/sendData.php", request, contentType: "application/x-www-form-urlencoded")
+                #expect(r.status == .ok)
+                #expect(r.headers[.contentType]?.hasPrefix("text/xml") == true)
+                #expect(String(buffer: r.body) == (try fixture("senddata-\(step).response.xml")), "step \(step)")
+            }
+            let request = try fixture("getmessage.request").trimmingCharacters(in: .whitespacesAndNewlines)
+            let r = try await f.post("/getMessage.php", request, contentType: "application/x-www-form-urlencoded")
+            #expect(String(buffer: r.body) == (try fixture("getmessage.response.xml")))
+        }
+    }
+
+    @Test func legacyBadInputNamesTheOriginalField() async throws {
+        try await AppFixture.run { f in
+            let r = try await f.post("/sendData.php", "udid=0123456789abcdef0123&latitude=95&longitude=11",
+                                     contentType: "application/x-www-form-urlencoded")
+            #expect(r.status == .badRequest)
+            #expect((try f.json(r)["invalid_params"] as? [[String: Any]])?.first?["name"] as? String == "latitude")
+            #expect(try await f.post("/getMessage.php", "id=x", contentType: "application/x-www-form-urlencoded").status == .badRequest)
+            #expect(try await f.rowCounts() == [0, 0, 0])
+        }
+    }
+}
+
+@Suite struct OpenAPITests {
+    /// Every route the router serves is documented, with the same method.
+    @Test func everyRouteIsDocumented() async throws {
+        let doc = try await AppFixture.document()
+        for route in try await AppFixture.routes() {
+            var path = route.path
+            // Hummingbird writes parameters as ":name"; OpenAPI as "{name}".
+            path = path.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
+            let pathLine = "  /" + path.drop(while: { $0 == "/" }) + ":"
+            let section = try #require(doc.range(of: "\n" + pathLine + "\n"), "\(route.method) \(path) is not in openapi.yaml")
+            let rest = doc[section.upperBound...]
+            let end = rest.range(of: "\n  /")?.lowerBound ?? rest.range(of: "\ncomponents:")?.lowerBound ?? rest.endIndex
+            #expect(rest[..<end].contains("    \(route.method.rawValue.lowercased()):"), "\(route.method) \(path) is not documented")
+        }
+    }
+
+    @Test func servedDocumentIsOpenAPI31() async throws {
+        try await AppFixture.run { f in
+            let r = try await f.get("/openapi.yaml")
+            #expect(r.status == .ok)
+            #expect(String(buffer: r.body).hasPrefix("openapi: 3.1.0"))
+        }
+    }
+}
