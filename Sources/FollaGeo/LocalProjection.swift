@@ -16,21 +16,16 @@ public final class LocalProjection {
     public init(centre: Coordinate) throws(GeoError) {
         guard centre.isValid else { throw .invalidCoordinate(centre) }
         guard let ctx = proj_context_create() else { throw .proj("cannot create a PROJ context") }
-        let target = "+proj=aeqd +lat_0=\(centre.latitude) +lon_0=\(centre.longitude) +datum=WGS84 +units=m +no_defs"
-        guard let raw = proj_create_crs_to_crs(ctx, "EPSG:4326", target, nil) else {
+        // A pipeline, not crs_to_crs: no proj.db look-up (that was most of the cost of a
+        // request that clusters), degrees in, metres out, on the WGS84 ellipsoid; the same
+        // math as PostGIS ST_Transform to "+proj=aeqd … +datum=WGS84".
+        let definition = "+proj=pipeline +step +proj=unitconvert +xy_in=deg +xy_out=rad "
+            + "+step +proj=aeqd +lat_0=\(centre.latitude) +lon_0=\(centre.longitude) +ellps=WGS84 +units=m"
+        guard let normalized = proj_create(ctx, definition) else {
             let message = Self.lastError(ctx)
             proj_context_destroy(ctx)
             throw .proj("cannot create the projection: \(message)")
         }
-        // EPSG:4326 is latitude-first; normalizing makes the input (longitude, latitude)
-        // so we never depend on the CRS's declared axis order.
-        guard let normalized = proj_normalize_for_visualization(ctx, raw) else {
-            let message = Self.lastError(ctx)
-            proj_destroy(raw)
-            proj_context_destroy(ctx)
-            throw .proj("cannot normalize axis order: \(message)")
-        }
-        proj_destroy(raw)
         self.centre = centre
         self.context = ctx
         self.transform = normalized

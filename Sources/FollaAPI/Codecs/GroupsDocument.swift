@@ -1,9 +1,9 @@
 import FollaCore
 import Foundation
 
-/// The groups answer in its JSON shape (snake_case, ISO 8601 UTC). The XML and GeoJSON
-/// codecs render the same values, so every format carries the same groups.
-struct GroupsDocument: Encodable {
+/// The groups answer as plain values, rounded for the wire, shared by the JSON, XML and
+/// GeoJSON codecs so that every format carries exactly the same groups.
+struct GroupsDocument {
     var centre: PointDTO
     var radiusM: Double
     var count: Int
@@ -17,7 +17,7 @@ struct GroupsDocument: Encodable {
     }
 }
 
-struct PointDTO: Encodable {
+struct PointDTO {
     var lat: Double
     var lon: Double
     init(_ c: Coordinate) {
@@ -26,7 +26,7 @@ struct PointDTO: Encodable {
     }
 }
 
-struct StatsDTO: Encodable {
+struct StatsDTO {
     var reported: Int
     var avgAge: Double?
     var male: Int
@@ -38,18 +38,9 @@ struct StatsDTO: Encodable {
         male = s.male
         female = s.female
     }
-
-    enum CodingKeys: String, CodingKey { case reported, avgAge, male, female }
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(reported, forKey: .reported)
-        try c.encode(avgAge, forKey: .avgAge)
-        try c.encode(male, forKey: .male)
-        try c.encode(female, forKey: .female)
-    }
 }
 
-struct MessageDTO: Encodable {
+struct MessageDTO {
     var id: Int64
     var placeId: Int64
     var text: String
@@ -62,11 +53,13 @@ struct MessageDTO: Encodable {
     }
 }
 
-struct GroupDTO: Encodable {
+struct GroupDTO {
     var id: Int64
+    /// Degrees to 1e-7 (about a centimetre).
     var lat: Double
     var lon: Double
     var coarsened: Bool
+    /// Millimetres.
     var distanceM: Double
     var bearingDeg: Double
     var people: Int
@@ -95,39 +88,4 @@ struct GroupDTO: Encodable {
     }
 
     static func round(_ v: Double, _ scale: Double) -> Double { (v * scale).rounded() / scale }
-
-    enum CodingKeys: String, CodingKey {
-        case id, lat, lon, coarsened, distanceM, bearingDeg, people, stats, lastActivity, messageCount, messages, placeIds, hull
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(lat, forKey: .lat)
-        try c.encode(lon, forKey: .lon)
-        try c.encode(coarsened, forKey: .coarsened)
-        try c.encode(distanceM, forKey: .distanceM)
-        try c.encode(bearingDeg, forKey: .bearingDeg)
-        try c.encode(people, forKey: .people)
-        try c.encode(stats, forKey: .stats)
-        try c.encode(lastActivity, forKey: .lastActivity)
-        try c.encode(messageCount, forKey: .messageCount)
-        try c.encode(messages, forKey: .messages)
-        try c.encode(placeIds, forKey: .placeIds)
-        try c.encode(hull, forKey: .hull)
-    }
-}
-
-enum APIJSON {
-    static func encoder() -> JSONEncoder {
-        let e = JSONEncoder()
-        e.keyEncodingStrategy = .convertToSnakeCase
-        e.dateEncodingStrategy = .iso8601
-        e.outputFormatting = [.withoutEscapingSlashes]
-        return e
-    }
-
-    static func encode(_ value: some Encodable) throws -> String {
-        String(decoding: try encoder().encode(value), as: UTF8.self)
-    }
 }

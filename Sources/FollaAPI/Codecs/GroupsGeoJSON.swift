@@ -3,63 +3,44 @@ import Foundation
 /// The groups answer as an RFC 7946 FeatureCollection: a Point feature per group (its
 /// properties are the JSON fields) and, for clustered groups, a Polygon feature for the hull.
 enum GroupsGeoJSON {
-    struct Collection: Encodable {
-        let type = "FeatureCollection"
-        var features: [Feature]
-    }
-
-    struct Feature: Encodable {
-        let type = "Feature"
-        var id: String
-        var geometry: Geometry
-        var properties: Properties
-    }
-
-    enum Geometry: Encodable {
-        case point([Double])
-        case polygon([[[Double]]])
-
-        enum CodingKeys: String, CodingKey { case type, coordinates }
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            switch self {
-            case .point(let p):
-                try c.encode("Point", forKey: .type)
-                try c.encode(p, forKey: .coordinates)
-            case .polygon(let rings):
-                try c.encode("Polygon", forKey: .type)
-                try c.encode(rings, forKey: .coordinates)
+    static func encode(_ doc: GroupsDocument) -> String {
+        var w = JSONWriter(capacity: 256 + doc.groups.count * 600)
+        w.object { o in
+            o.member("features") { w in
+                w.raw("[")
+                var first = true
+                for g in doc.groups {
+                    if !first { w.raw(",") }
+                    first = false
+                    w.object { f in
+                        f.member("geometry") { w in w.object { geo in
+                            geo.member("coordinates") { w in w.array([g.lon, g.lat]) { w, d in w.number(d) } }
+                            geo.member("type") { $0.string("Point") }
+                        } }
+                        f.member("id") { $0.string("group-\(g.id)") }
+                        f.member("properties") { GroupsJSON.write(g, &$0, includeHull: false) }
+                        f.member("type") { $0.string("Feature") }
+                    }
+                    if let hull = g.hull {
+                        w.raw(",")
+                        w.object { f in
+                            f.member("geometry") { w in w.object { geo in
+                                geo.member("coordinates") { w in w.raw("["); GroupsJSON.ring(hull, &w); w.raw("]") }
+                                geo.member("type") { $0.string("Polygon") }
+                            } }
+                            f.member("id") { $0.string("hull-\(g.id)") }
+                            f.member("properties") { w in w.object { p in
+                                p.member("group_id") { $0.integer(g.id) }
+                                p.member("kind") { $0.string("hull") }
+                            } }
+                            f.member("type") { $0.string("Feature") }
+                        }
+                    }
+                }
+                w.raw("]")
             }
+            o.member("type") { $0.string("FeatureCollection") }
         }
-    }
-
-    enum Properties: Encodable {
-        case group(GroupDTO)
-        case hull(groupID: Int64)
-
-        func encode(to encoder: any Encoder) throws {
-            switch self {
-            case .group(let g):
-                var copy = g
-                copy.hull = nil  // drawn as its own feature
-                try copy.encode(to: encoder)
-            case .hull(let id):
-                var c = encoder.container(keyedBy: HullKeys.self)
-                try c.encode("hull", forKey: .kind)
-                try c.encode(id, forKey: .groupId)
-            }
-        }
-        enum HullKeys: String, CodingKey { case kind, groupId }
-    }
-
-    static func encode(_ doc: GroupsDocument) throws -> String {
-        var features: [Feature] = []
-        for g in doc.groups {
-            features.append(Feature(id: "group-\(g.id)", geometry: .point([g.lon, g.lat]), properties: .group(g)))
-            if let hull = g.hull {
-                features.append(Feature(id: "hull-\(g.id)", geometry: .polygon([hull]), properties: .hull(groupID: g.id)))
-            }
-        }
-        return try APIJSON.encode(Collection(features: features))
+        return w.text
     }
 }

@@ -23,7 +23,7 @@ struct CheckInRoutes {
                 var json = CheckInJSON.encode(result)
                 if include == "groups" {
                     let groups = try await deps.groups(for: query)
-                    json = String(json.dropLast()) + ",\"groups\":" + (try APIJSON.encode(groups.map(GroupDTO.init))) + "}"
+                    json = String(json.dropLast()) + ",\"groups\":" + GroupsJSON.groups(groups.map(GroupDTO.init)) + "}"
                 }
                 return JSONBody.response(.ok, json, cache: "no-store")
             } catch let refusal as CheckInRefusal {

@@ -54,8 +54,12 @@ extension AppDependencies {
         let places = try await places.nearby(query.centre, radius: query.radius)
         var groups = try GroupAssembler(query: query, privacy: privacy).assemble(places)
         if query.messages > 0 {
+            // One query for every group: the newest N of each place, then the newest N per group.
+            let ids = groups.filter { $0.messageCount > 0 }.flatMap(\.memberPlaceIDs)
+            let perPlace = try await self.places.latestMessages(perPlace: query.messages, of: ids)
             for i in groups.indices {
-                groups[i].messages = try await self.places.latestMessages(in: groups[i].memberPlaceIDs, limit: query.messages)
+                let merged = groups[i].memberPlaceIDs.flatMap { perPlace[$0] ?? [] }.sorted { $0.id > $1.id }
+                groups[i].messages = Array(merged.prefix(query.messages))
             }
         }
         return groups
@@ -67,9 +71,9 @@ enum GroupsResponse {
     static func render(_ doc: GroupsDocument, as format: ResponseFormat, single: Bool = false) throws -> Response {
         let body: String
         switch format {
-        case .json: body = single ? try APIJSON.encode(doc.groups[0]) : try APIJSON.encode(doc)
+        case .json: body = single ? GroupsJSON.group(doc.groups[0]) : GroupsJSON.document(doc)
         case .xml: body = single ? GroupsXML.encodeSingle(doc.groups[0]) : GroupsXML.encode(doc)
-        case .geojson: body = try GroupsGeoJSON.encode(doc)
+        case .geojson: body = GroupsGeoJSON.encode(doc)
         }
         return Response(
             status: .ok,

@@ -18,48 +18,56 @@ public struct GroupAssembler {
     public func assemble(_ places: [LivePlace]) throws(GeoError) -> [Group] {
         guard !places.isEmpty else { return [] }
         let members: [[Int]]
+        // One plane per request, centred on the asker: PROJ set-up is the expensive part.
+        var plane: LocalProjection? = nil
         if let eps = query.clusterEpsilon {
-            let plane = try LocalProjection(centre: query.centre)
+            let p = try LocalProjection(centre: query.centre)
             var points: [PlanarPoint] = []
             points.reserveCapacity(places.count)
-            for p in places { points.append(try plane.forward(p.anchor)) }
+            for place in places { points.append(try p.forward(place.anchor)) }
             members = try Clustering.partition(points, epsilon: eps, context: GeometryContext())
+            plane = p
         } else {
             members = places.indices.map { [$0] }
         }
-        let footprints = query.clusterEpsilon == nil ? nil : FootprintBuilder()
-        var groups: [Group] = []
+        var groups: [(group: Group, anchors: [Coordinate])] = []
         groups.reserveCapacity(members.count)
         for cluster in members {
             let parts = cluster.map { places[$0] }
             let people = parts.reduce(0) { $0 + $1.stats.people }
             guard query.admits(people: people) else { continue }
-            groups.append(try group(of: parts, people: people, footprints: footprints))
+            groups.append((try group(of: parts, people: people, plane: plane), parts.map(\.anchor)))
         }
         switch query.sort {
-        case .distance: groups.sort { ($0.distance, $0.id) < ($1.distance, $1.id) }
-        case .people: groups.sort { ($1.people, $0.distance, $0.id) < ($0.people, $1.distance, $1.id) }
+        case .distance: groups.sort { ($0.group.distance, $0.group.id) < ($1.group.distance, $1.group.id) }
+        case .people:
+            groups.sort { ($1.group.people, $0.group.distance, $0.group.id) < ($0.group.people, $1.group.distance, $1.group.id) }
         }
-        return Array(groups.prefix(query.limit))
+        // Hulls only for the groups that are answered: they are the costly part.
+        var answer = groups.prefix(query.limit).map(\.group)
+        if let plane {
+            let builder = FootprintBuilder()
+            for (i, entry) in groups.prefix(query.limit).enumerated() where !entry.group.isCoarsened {
+                answer[i].hull = try builder.footprint(of: entry.anchors, in: plane).ring
+            }
+        }
+        return answer
     }
 
-    private func group(of parts: [LivePlace], people: Int, footprints: FootprintBuilder?) throws(GeoError) -> Group {
+    private func group(of parts: [LivePlace], people: Int, plane: LocalProjection?) throws(GeoError) -> Group {
         let stats = parts.dropFirst().reduce(parts[0].stats) { s, p in
             PlaceStats(people: s.people + p.stats.people, reporters: s.reporters + p.stats.reporters,
                        ageSum: s.ageSum + p.stats.ageSum, male: s.male + p.stats.male, female: s.female + p.stats.female)
         }
         var position = parts[0].anchor
-        var hull: [Coordinate]? = nil
         if parts.count > 1 {
-            position = try weightedCentroid(parts)
-        }
-        if let footprints {
-            hull = try footprints.footprint(of: parts.map(\.anchor)).ring
+            let centroidPlane: LocalProjection
+            if let plane { centroidPlane = plane } else { centroidPlane = try LocalProjection(centre: parts[0].anchor) }
+            position = try weightedCentroid(parts, in: centroidPlane)
         }
         let small = privacy.isSmall(people: people)
         if small {
             position = privacy.coarsen(position)
-            hull = nil
         }
         let line = Geodesic.wgs84.inverse(from: query.centre, to: position)
         let ids = parts.map(\.id).sorted()
@@ -67,12 +75,11 @@ public struct GroupAssembler {
             id: ids[0], position: position, isCoarsened: small, distance: line.distance, bearing: line.initialBearing,
             people: people, stats: small ? nil : privacy.visibleStats(stats),
             lastActivity: parts.map(\.lastActivity).max()!, messageCount: parts.reduce(0) { $0 + $1.messageCount },
-            messages: [], memberPlaceIDs: ids, hull: hull)
+            messages: [], memberPlaceIDs: ids, hull: nil)
     }
 
-    /// People-weighted centroid, computed in a plane centred on the first member.
-    private func weightedCentroid(_ parts: [LivePlace]) throws(GeoError) -> Coordinate {
-        let plane = try LocalProjection(centre: parts[0].anchor)
+    /// People-weighted centroid, computed in a local metric plane.
+    private func weightedCentroid(_ parts: [LivePlace], in plane: LocalProjection) throws(GeoError) -> Coordinate {
         var x = 0.0, y = 0.0, w = 0.0
         for p in parts {
             let q = try plane.forward(p.anchor)

@@ -58,6 +58,24 @@ public struct PlaceReads: Sendable {
         return out
     }
 
+    /// The newest `perPlace` visible messages of each place, in one query (newest first).
+    public func latestMessages(perPlace: Int, of placeIDs: [Int64]) async throws -> [Int64: [Message]] {
+        guard perPlace > 0, !placeIDs.isEmpty else { return [:] }
+        var out: [Int64: [Message]] = [:]
+        for try await (id, place, body, at) in try await client.query("""
+            SELECT m.id, m.place_id, m.body, m.created_at
+            FROM unnest(\(placeIDs)::bigint[]) AS p(id)
+            CROSS JOIN LATERAL (
+                SELECT id, place_id, body, created_at FROM message
+                WHERE place_id = p.id AND NOT hidden ORDER BY id DESC LIMIT \(perPlace)
+            ) m
+            """, logger: logger).decode((Int64, Int64, String, Date).self)
+        {
+            out[place, default: []].append(Message(id: id, placeID: place, text: body, createdAt: at))
+        }
+        return out
+    }
+
     private func decodePlaces(_ rows: PostgresRowSequence) async throws -> [LivePlace] {
         var out: [LivePlace] = []
         for try await (id, lat, lon, people, reporters, ageSum, male, female, last, messages) in rows.decode(

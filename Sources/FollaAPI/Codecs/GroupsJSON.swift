@@ -1,0 +1,72 @@
+import Foundation
+
+/// The groups answer as JSON (snake_case keys in alphabetical order, ISO 8601 times),
+/// written directly: see `JSONWriter` for why not JSONEncoder.
+enum GroupsJSON {
+    static func document(_ doc: GroupsDocument) -> String {
+        var w = JSONWriter(capacity: 256 + doc.groups.count * 400)
+        w.object { o in
+            o.member("centre") { w in w.object { c in
+                c.member("lat") { $0.number(doc.centre.lat) }
+                c.member("lon") { $0.number(doc.centre.lon) }
+            } }
+            o.member("count") { $0.integer(doc.count) }
+            o.member("groups") { w in w.array(doc.groups) { w, g in write(g, &w) } }
+            o.member("radius_m") { $0.number(doc.radiusM) }
+        }
+        return w.text
+    }
+
+    static func group(_ g: GroupDTO, includeHull: Bool = true) -> String {
+        var w = JSONWriter(capacity: 512)
+        write(g, &w, includeHull: includeHull)
+        return w.text
+    }
+
+    static func groups(_ gs: [GroupDTO]) -> String {
+        var w = JSONWriter(capacity: 64 + gs.count * 400)
+        w.array(gs) { w, g in write(g, &w) }
+        return w.text
+    }
+
+    static func write(_ g: GroupDTO, _ w: inout JSONWriter, includeHull: Bool = true) {
+        w.object { o in
+            o.member("bearing_deg") { $0.number(g.bearingDeg) }
+            o.member("coarsened") { $0.bool(g.coarsened) }
+            o.member("distance_m") { $0.number(g.distanceM) }
+            if includeHull {
+                o.member("hull") { w in
+                    if let hull = g.hull { ring(hull, &w) } else { w.null() }
+                }
+            }
+            o.member("id") { $0.integer(g.id) }
+            o.member("last_activity") { $0.date(g.lastActivity) }
+            o.member("lat") { $0.number(g.lat) }
+            o.member("lon") { $0.number(g.lon) }
+            o.member("message_count") { $0.integer(g.messageCount) }
+            o.member("messages") { w in w.array(g.messages) { w, m in
+                w.object { mo in
+                    mo.member("created_at") { $0.date(m.createdAt) }
+                    mo.member("id") { $0.integer(m.id) }
+                    mo.member("place_id") { $0.integer(m.placeId) }
+                    mo.member("text") { $0.string(m.text) }
+                }
+            } }
+            o.member("people") { $0.integer(g.people) }
+            o.member("place_ids") { w in w.array(g.placeIds) { w, id in w.integer(id) } }
+            o.member("stats") { w in
+                guard let s = g.stats else { return w.null() }
+                w.object { so in
+                    so.member("avg_age") { w in if let a = s.avgAge { w.number(a) } else { w.null() } }
+                    so.member("female") { $0.integer(s.female) }
+                    so.member("male") { $0.integer(s.male) }
+                    so.member("reported") { $0.integer(s.reported) }
+                }
+            }
+        }
+    }
+
+    static func ring(_ points: [[Double]], _ w: inout JSONWriter) {
+        w.array(points) { w, p in w.array(p) { w, d in w.number(d) } }
+    }
+}
