@@ -38,15 +38,15 @@ extension AppFixture {
 @Suite struct GroupsAPITests {
     @Test func distancesBearingsAndTheRadiusEdgeAreGeodesic() async throws {
         try await AppFixture.run { f in
-            let spots = [(30.0, 50.0), (120.0, 150.0), (250.0, 199.5), (300.0, 200.5), (10.0, 1200.0)]
+            let spots = [(30.0, 50.0), (120.0, 150.0), (250.0, 199.98), (300.0, 200.02), (10.0, 1200.0)]
             for (i, (bearing, metres)) in spots.enumerated() {
                 try await f.crowd(at(bearing, metres), people: 1, startingAt: i * 10)
             }
             let r = try await f.get("/v1/groups?lat=\(centre.latitude)&lon=\(centre.longitude)&radius=200")
             #expect(r.status == .ok)
             let groups = try #require(try f.json(r)["groups"] as? [[String: Any]])
-            // 199.5 m is in, 200.5 m and 1200 m are out; nearest first.
-            #expect(groups.map { $0["distance_m"] as? Double ?? -1 }.map { ($0 * 10).rounded() / 10 } == [50, 150, 199.5])
+            // 199.98 m is in, 200.02 m and 1200 m are out; nearest first.
+            #expect(groups.map { $0["distance_m"] as? Double ?? -1 }.map { ($0 * 100).rounded() / 100 } == [50, 150, 199.98])
             for (g, (bearing, metres)) in zip(groups, spots) {
                 let lat = try #require(g["lat"] as? Double), lon = try #require(g["lon"] as? Double)
                 let reference = Geodesic.wgs84.inverse(from: centre, to: Coordinate(latitude: lat, longitude: lon))
