@@ -38,6 +38,18 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "k-anonymity: groups with fewer people show a coarsened position and no breakdown (default 3; 1 = the original). Env: FOLLA_MIN_GROUP_SIZE")
     var minGroupSize: Int?
 
+    @Option(help: "Bearer token for the admin API (venues, moderation); unset disables it. Env: FOLLA_ADMIN_TOKEN")
+    var adminToken: String?
+
+    @Option(help: "Distinct device reports that hide a message (default 3). Env: FOLLA_REPORT_THRESHOLD")
+    var reportThreshold: Int?
+
+    @Option(help: "Comma-separated words refused in messages. Env: FOLLA_BLOCKED_WORDS")
+    var blockedWords: String?
+
+    @Option(help: "Messages a device may post per 10 minutes (default 5). Env: FOLLA_MESSAGE_RATE")
+    var messageRate: Int?
+
     @Option(help: "Database connections in the pool (default 20). Env: FOLLA_DB_CONNECTIONS")
     var dbConnections: Int?
 
@@ -76,7 +88,15 @@ struct Serve: AsyncParsableCommand {
         services.append(PresenceSweeper(presence: presence, clock: clock, interval: .milliseconds(Int(sweepEvery * 1000)), logger: logger))
 
         let privacy = PrivacyPolicy(k: try resolvedMinGroupSize())
-        let deps = AppDependencies(presence: presence, places: PlaceReads(client: client, logger: logger), privacy: privacy, readiness: ReadinessProbe(client: client, migrator: migrator, logger: logger), clock: clock)
+        let words = (blockedWords ?? env("FOLLA_BLOCKED_WORDS") ?? "").split(separator: ",").map(String.init)
+        let messagePolicy = MessagePolicy(
+            reportThreshold: reportThreshold ?? env("FOLLA_REPORT_THRESHOLD").flatMap(Int.init) ?? 3, blockedWords: words)
+        let rate = messageRate ?? env("FOLLA_MESSAGE_RATE").flatMap(Int.init) ?? 5
+        let deps = AppDependencies(
+            presence: presence, places: PlaceReads(client: client, logger: logger), privacy: privacy,
+            readiness: ReadinessProbe(client: client, migrator: migrator, logger: logger), clock: clock,
+            messagePolicy: messagePolicy, messageLimiter: RateLimiter(limit: rate, window: 600),
+            adminToken: adminToken ?? env("FOLLA_ADMIN_TOKEN"))
         let app = Application(
             router: buildRouter(deps),
             configuration: .init(address: .hostname(bindHost, port: bindPort), serverName: "folla"),

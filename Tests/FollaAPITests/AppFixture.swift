@@ -14,7 +14,8 @@ struct AppFixture: Sendable {
     let clock: ManualClock
 
     static func run(
-        _ setup: TestingSetup = .router, k: Int = 1, _ body: @Sendable @escaping (AppFixture) async throws -> Void
+        _ setup: TestingSetup = .router, k: Int = 1, messageRate: Int = 1000,
+        messagePolicy: MessagePolicy = MessagePolicy(reportThreshold: 3, blockedWords: ["spam", "truffa"]), _ body: @Sendable @escaping (AppFixture) async throws -> Void
     ) async throws {
         try await TestCluster.withDatabase { db, _ in
             let clock = ManualClock()
@@ -24,7 +25,8 @@ struct AppFixture: Sendable {
                 places: PlaceReads(client: db, logger: TestCluster.logger),
                 privacy: PrivacyPolicy(k: k),
                 readiness: ReadinessProbe(client: db, migrator: try Migrator.bundled(), logger: TestCluster.logger),
-                clock: clock)
+                clock: clock, messagePolicy: messagePolicy, messageLimiter: RateLimiter(limit: messageRate, window: 600),
+                adminToken: adminToken)
             let app = Application(router: buildRouter(deps), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                                   logger: TestCluster.logger)
             try await app.test(setup) { client in
@@ -78,6 +80,7 @@ struct AppFixture: Sendable {
 }
 
 let udidA = "f00dfacef00dfacef00dfacef00dfacef00dface"
+let adminToken = "admin-token-for-tests-0123456789"
 
 final class TextBox: @unchecked Sendable {
     private let lock = NSLock()

@@ -8,15 +8,29 @@ public struct AppDependencies: Sendable {
     public var presence: PresenceStore
     public var places: PlaceReads
     public var privacy: PrivacyPolicy
+    public var messages: MessageStore
+    public var messagePolicy: MessagePolicy
+    public var messageLimiter: RateLimiter
+    public var reportLimiter: RateLimiter
+    /// Bearer token for /v1/admin; nil disables the admin API.
+    public var adminToken: String?
     public var readiness: ReadinessProbe
     public var clock: any WallClock
     public var limits: RequestLimits
 
     public init(presence: PresenceStore, places: PlaceReads, privacy: PrivacyPolicy = .init(), readiness: ReadinessProbe,
-                clock: any WallClock = SystemClock(), limits: RequestLimits = .init()) {
+                clock: any WallClock = SystemClock(), limits: RequestLimits = .init(),
+                messagePolicy: MessagePolicy = .init(), messageLimiter: RateLimiter = RateLimiter(limit: 5, window: 600),
+                reportLimiter: RateLimiter = RateLimiter(limit: 20, window: 600), adminToken: String? = nil) {
         self.presence = presence
         self.places = places
         self.privacy = privacy
+        self.messages = MessageStore(client: presence.client, keyer: presence.keyer,
+                                     presenceTTL: presence.policy.presenceTTL, logger: places.logger)
+        self.messagePolicy = messagePolicy
+        self.messageLimiter = messageLimiter
+        self.reportLimiter = reportLimiter
+        self.adminToken = adminToken
         self.readiness = readiness
         self.clock = clock
         self.limits = limits

@@ -11,6 +11,7 @@ public func buildRouter(_ deps: AppDependencies) -> Router<BasicRequestContext> 
     let v1 = router.group("v1")
     CheckInRoutes(deps: deps).register(on: v1)
     GroupRoutes(deps: deps).register(on: v1)
+    MessageRoutes(deps: deps).register(on: v1)
     LegacyRoutes(deps: deps).register(on: router)
     OpenAPIRoute().register(on: router)
     return router

@@ -16,6 +16,10 @@ struct CheckInRoutes {
             var request = request
             let fields = try await request.decodeFields(limit: deps.limits.maxBodyBytes)
             let checkIn = try CheckInRequest(fields: fields)
+            if let message = checkIn.message {
+                try deps.messagePolicy.check(message)
+                try deps.limitMessages(checkIn.device, at: deps.clock.now())
+            }
             var query = GroupQuery(centre: checkIn.position)
             try query.apply(search)
             do {

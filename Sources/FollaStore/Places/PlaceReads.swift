@@ -9,7 +9,7 @@ import PostgresNIO
 /// (`place_live_anchor`), so their cost follows the places near the point, not the table.
 public struct PlaceReads: Sendable {
     public let client: PostgresClient
-    let logger: Logger
+    public let logger: Logger
 
     public init(client: PostgresClient, logger: Logger) {
         self.client = client
@@ -41,6 +41,14 @@ public struct PlaceReads: Sendable {
                    (SELECT count(*) FROM message m WHERE m.place_id = p.id AND NOT m.hidden)::integer
             FROM place p WHERE p.id = \(id) AND p.people > 0
             """, logger: logger)).first
+    }
+
+    /// Whether the place exists at all (live or empty).
+    public func exists(_ id: Int64) async throws -> Bool {
+        for try await _ in try await client.query("SELECT 1 FROM place WHERE id = \(id)", logger: logger).decode(Int.self) {
+            return true
+        }
+        return false
     }
 
     /// The newest `limit` visible messages across `placeIDs`, newest first.

@@ -18,6 +18,12 @@ public struct DeviceKeyer: Sendable {
         Array(HMAC<SHA256>.authenticationCode(for: Data(device.rawValue.utf8), using: SymmetricKey(data: secret)))
     }
 
+    /// A key for the device within one `scope` (e.g. one message's reports): stable for the
+    /// same device and scope, unlinkable to `key(for:)` and across scopes.
+    public func key(for device: DeviceID, scope: String) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: Data((scope + "\u{0}" + device.rawValue).utf8), using: SymmetricKey(data: secret)))
+    }
+
     /// A fresh random secret (256 bits, hex).
     public static func generateSecret() -> String {
         SymmetricKey(size: .bits256).withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() }

@@ -63,20 +63,21 @@ public struct PresenceStore: Sendable {
     /// Expires presence older than the TTL in batches; returns how many devices expired.
     @discardableResult
     public func expire(at now: Date, batchSize: Int = 1000) async throws -> Int {
-        var total = 0
-        while true {
-            let n = try await scalar("SELECT folla_expire(\(now)::timestamptz, \(policy.presenceTTL)::float8, \(batchSize)::integer)")
-            total += n
-            if n < batchSize { return total }
-        }
+        try await drain(batchSize) { "SELECT folla_expire(\(now)::timestamptz, \(policy.presenceTTL)::float8, \($0)::integer)" }
     }
 
     /// Erases devices gone for longer than the retention period; returns how many.
     @discardableResult
     public func forget(at now: Date, batchSize: Int = 1000) async throws -> Int {
+        try await drain(batchSize) { "SELECT folla_forget(\(now)::timestamptz, \(policy.retention)::float8, \($0)::integer)" }
+    }
+
+    /// Repeats a batch statement (one short transaction each, so check-ins never wait
+    /// long behind a sweep) until a batch comes back short.
+    private func drain(_ batchSize: Int, _ statement: (Int) -> PostgresQuery) async throws -> Int {
         var total = 0
         while true {
-            let n = try await scalar("SELECT folla_forget(\(now)::timestamptz, \(policy.retention)::float8, \(batchSize)::integer)")
+            let n = try await scalar(statement(batchSize))
             total += n
             if n < batchSize { return total }
         }

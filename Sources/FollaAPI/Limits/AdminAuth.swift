@@ -1,0 +1,32 @@
+import Crypto
+import Foundation
+import Hummingbird
+
+/// Bearer-token check for operator endpoints. The comparison takes the same time whatever
+/// the guess (HMAC both sides, then compare digests), so the token cannot be found byte by
+/// byte from response times.
+struct AdminAuth {
+    let token: String?
+
+    func require(_ request: Request) throws(Problem) {
+        guard let token, !token.isEmpty else {
+            throw Problem(.forbidden, type: "admin-disabled", title: "Admin API disabled",
+                          detail: "this server has no admin token (--admin-token / FOLLA_ADMIN_TOKEN)")
+        }
+        let header = request.headers[.authorization] ?? ""
+        let presented = header.hasPrefix("Bearer ") ? String(header.dropFirst(7)) : ""
+        guard Self.constantTimeEqual(presented, token) else {
+            var problem = Problem(.unauthorized, type: "unauthorized", title: "Unauthorized",
+                                  detail: "a valid admin bearer token is required")
+            problem.headers[.wwwAuthenticate] = "Bearer realm=\"folla-admin\""
+            throw problem
+        }
+    }
+
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let key = SymmetricKey(size: .bits256)
+        let ma = HMAC<SHA256>.authenticationCode(for: Data(a.utf8), using: key)
+        let mb = HMAC<SHA256>.authenticationCode(for: Data(b.utf8), using: key)
+        return ma == mb  // HashedAuthenticationCode's == is constant-time
+    }
+}

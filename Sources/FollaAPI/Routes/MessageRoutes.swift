@@ -1,0 +1,122 @@
+import FollaCore
+import FollaStore
+import Foundation
+import Hummingbird
+
+/// Anonymous messages: post where you are, page a place's messages, report, moderate.
+struct MessageRoutes {
+    let deps: AppDependencies
+
+    func register(on group: RouterGroup<BasicRequestContext>) {
+        group.post("messages") { request, _ in
+            var request = request
+            let fields = try await request.decodeFields(limit: deps.limits.maxBodyBytes)
+            try fields.rejectUnknown(allowed: ["device_id", "text"])
+            let device = try DeviceID(fields.requiredString("device_id"))
+            let text = try MessageText(fields.requiredString("text"), field: "text")
+            try deps.messagePolicy.check(text, field: "text")
+            let now = deps.clock.now()
+            try deps.limitMessages(device, at: now)
+            guard let message = try await deps.messages.post(text, by: device, at: now) else {
+                throw Problem(.conflict, type: "not-checked-in", title: "Not in a place",
+                              detail: "this device is not in any place right now; check in first (messages go to the place where you are)")
+            }
+            return JSONBody.response(.created, MessageJSON.message(MessageDTO(message)), cache: "no-store")
+        }
+
+        group.get("places/:place_id/messages") { request, context in
+            let fields = try request.queryFields()
+            try fields.rejectUnknown(allowed: ["before", "limit"])
+            let place = try Self.id(context, "place_id")
+            let limit = try fields.integer("limit", in: 1...100) ?? 20
+            let before = try fields.integer("before", in: 1...Int.max).map(Int64.init)
+            guard try await deps.places.exists(place) else { throw Problem.notFound("no place \(place)") }
+            let page = try await deps.messages.page(place: place, before: before, limit: limit)
+            return JSONBody.response(.ok, MessageJSON.page(page.map(MessageDTO.init), limit: limit), cache: "no-store")
+        }
+
+        group.post("messages/:message_id/reports") { request, context in
+            let id = try Self.id(context, "message_id")
+            var request = request
+            let fields = try await request.decodeFields(limit: deps.limits.maxBodyBytes)
+            try fields.rejectUnknown(allowed: ["device_id"])
+            let device = try DeviceID(fields.requiredString("device_id"))
+            let now = deps.clock.now()
+            try deps.limitReports(device, at: now)
+            switch try await deps.messages.report(id, by: device, threshold: deps.messagePolicy.reportThreshold, at: now) {
+            case .unknown: throw Problem.notFound("no visible message \(id)")
+            case .duplicate:
+                throw Problem(.conflict, type: "already-reported", title: "Already reported",
+                              detail: "this device has already reported message \(id)")
+            case .reported: return JSONBody.response(.accepted, "{\"hidden\":false}", cache: "no-store")
+            case .hidden: return JSONBody.response(.accepted, "{\"hidden\":true}", cache: "no-store")
+            }
+        }
+
+        for (action, hidden) in [("hide", true), ("unhide", false)] {
+            group.post("admin/messages/:message_id/\(action)") { request, context in
+                try AdminAuth(token: deps.adminToken).require(request)
+                let id = try Self.id(context, "message_id")
+                guard try await deps.messages.setHidden(id, hidden) else { throw Problem.notFound("no message \(id)") }
+                return JSONBody.response(.ok, "{\"id\":\(id),\"hidden\":\(hidden)}", cache: "no-store")
+            }
+        }
+    }
+
+    static func id(_ context: BasicRequestContext, _ name: String) throws -> Int64 {
+        guard let id = Int64(try context.parameters.require(name)), id > 0 else {
+            throw Problem(.badRequest, type: "invalid-field", title: "Invalid request field",
+                          detail: "\(name) must be a positive integer", field: name)
+        }
+        return id
+    }
+}
+
+extension AppDependencies {
+    func limitMessages(_ device: DeviceID, at now: Date) throws(Problem) {
+        try Self.limit(messageLimiter, device, now, "messages")
+    }
+
+    func limitReports(_ device: DeviceID, at now: Date) throws(Problem) {
+        try Self.limit(reportLimiter, device, now, "reports")
+    }
+
+    private static func limit(_ limiter: RateLimiter, _ device: DeviceID, _ now: Date, _ what: String) throws(Problem) {
+        // The limiter sees a hash of the id, not the id.
+        let key = String(device.rawValue.hashValue)
+        if let wait = limiter.acquire(key, at: now) {
+            var p = Problem(.tooManyRequests, type: "rate-limited", title: "Too many \(what)",
+                            detail: "at most \(limiter.limit) \(what) per \(Int(limiter.window / 60)) minutes; retry in \(Int(wait.rounded(.up))) s")
+            p.headers[.retryAfter] = String(Int(wait.rounded(.up)))
+            throw p
+        }
+    }
+}
+
+enum MessageJSON {
+    static func message(_ m: MessageDTO) -> String {
+        var w = JSONWriter()
+        write(m, &w)
+        return w.text
+    }
+
+    static func write(_ m: MessageDTO, _ w: inout JSONWriter) {
+        w.object { o in
+            o.member("created_at") { $0.date(m.createdAt) }
+            o.member("id") { $0.integer(m.id) }
+            o.member("place_id") { $0.integer(m.placeId) }
+            o.member("text") { $0.string(m.text) }
+        }
+    }
+
+    static func page(_ messages: [MessageDTO], limit: Int) -> String {
+        var w = JSONWriter()
+        w.object { o in
+            o.member("messages") { w in w.array(messages) { w, m in write(m, &w) } }
+            o.member("next_before") { w in
+                if messages.count == limit, let last = messages.last { w.integer(last.id) } else { w.null() }
+            }
+        }
+        return w.text
+    }
+}

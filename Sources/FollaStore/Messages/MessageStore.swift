@@ -1,0 +1,66 @@
+import Crypto
+import FollaCore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Messages: posting to the device's real place, paging, reports and admin hiding.
+public struct MessageStore: Sendable {
+    public let client: PostgresClient
+    public let keyer: DeviceKeyer
+    public let presenceTTL: TimeInterval
+    let logger: Logger
+
+    public init(client: PostgresClient, keyer: DeviceKeyer, presenceTTL: TimeInterval, logger: Logger) {
+        self.client = client
+        self.keyer = keyer
+        self.presenceTTL = presenceTTL
+        self.logger = logger
+    }
+
+    /// Posts `text` where the device is now; nil when it is not in a live place.
+    public func post(_ text: MessageText, by device: DeviceID, at now: Date) async throws -> Message? {
+        let key = ByteBuffer(bytes: keyer.key(for: device))
+        let rows = try await client.query("""
+            SELECT message_id, place_id FROM folla_post_message(\(key)::bytea, \(text.text)::text, \(now)::timestamptz,
+                                                                \(presenceTTL)::float8)
+            """, logger: logger)
+        for try await (id, place) in rows.decode((Int64?, Int64?).self) {
+            guard let id, let place else { return nil }
+            return Message(id: id, placeID: place, text: text.text, createdAt: now)
+        }
+        return nil
+    }
+
+    public enum ReportOutcome: String, Sendable { case unknown, duplicate, reported, hidden }
+
+    public func report(_ messageID: Int64, by device: DeviceID, threshold: Int, at now: Date) async throws -> ReportOutcome {
+        let key = ByteBuffer(bytes: keyer.key(for: device, scope: "report:\(messageID)"))
+        let rows = try await client.query(
+            "SELECT folla_report_message(\(messageID), \(key)::bytea, \(threshold)::integer, \(now)::timestamptz)", logger: logger)
+        for try await outcome in rows.decode(String.self) { return ReportOutcome(rawValue: outcome) ?? .unknown }
+        return .unknown
+    }
+
+    /// Admin hide/unhide; false when the message does not exist.
+    public func setHidden(_ messageID: Int64, _ hidden: Bool) async throws -> Bool {
+        let rows = try await client.query(
+            "UPDATE message SET hidden = \(hidden) WHERE id = \(messageID) RETURNING id", logger: logger)
+        for try await _ in rows.decode(Int64.self) { return true }
+        return false
+    }
+
+    /// A place's visible messages, newest first, strictly older than `before` when given.
+    public func page(place: Int64, before: Int64?, limit: Int) async throws -> [Message] {
+        var out: [Message] = []
+        let rows = try await client.query("""
+            SELECT id, place_id, body, created_at FROM message
+            WHERE place_id = \(place) AND NOT hidden AND (\(before)::bigint IS NULL OR id < \(before)::bigint)
+            ORDER BY id DESC LIMIT \(limit)
+            """, logger: logger)
+        for try await (id, p, body, at) in rows.decode((Int64, Int64, String, Date).self) {
+            out.append(Message(id: id, placeID: p, text: body, createdAt: at))
+        }
+        return out
+    }
+}
