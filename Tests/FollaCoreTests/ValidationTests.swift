@@ -85,3 +85,13 @@ import Testing
         #expect(PlaceStats(people: 5, reporters: 0, ageSum: 0, male: 0, female: 0).averageAge == nil)
     }
 }
+
+@Suite struct MessageTextLimitTests {
+    /// One grapheme with a thousand combining marks must not reach the database's limit.
+    @Test func combiningMarkFloodIsRefused() {
+        let zalgo = "a" + String(repeating: "\u{0301}", count: 1000)
+        #expect(zalgo.count == 1)
+        #expect(throws: FieldError.self) { try MessageText(zalgo) }
+        #expect((try? MessageText("e\u{0301}\u{0302}")) != nil)
+    }
+}

@@ -4,20 +4,26 @@ import Foundation
 /// The JSON answer to a check-in (snake_case, ISO 8601 UTC), written by hand so that the
 /// shape is exactly the documented one and costs no reflection on the hot path.
 enum CheckInJSON {
-    static func encode(_ r: CheckInResult) -> String {
+    /// A place smaller than k shows its grid cell, no breakdown and no distance to its anchor
+    /// (the device knows where it is: anchor distance would give the founder's spot away).
+    static func encode(_ r: CheckInResult, privacy: PrivacyPolicy) -> String {
         let stats = r.place.stats
+        let small = privacy.isSmall(people: stats.people)
+        let anchor = small ? privacy.coarsen(r.place.anchor) : r.place.anchor
+        let visible = small ? nil : privacy.visibleStats(stats)
         var place = [
             "\"id\":\(r.place.id)",
-            "\"lat\":\(number(r.place.anchor.latitude))",
-            "\"lon\":\(number(r.place.anchor.longitude))",
+            "\"lat\":\(number(anchor.latitude))",
+            "\"lon\":\(number(anchor.longitude))",
+            "\"coarsened\":\(small)",
             "\"people\":\(stats.people)",
         ]
-        place.append("\"stats\":" + statsJSON(stats))
+        place.append("\"stats\":" + (visible.map(statsJSON) ?? "null"))
         let members = [
             "\"outcome\":\"\(r.outcome.rawValue)\"",
             "\"place\":{" + place.joined(separator: ",") + "}",
             "\"previous_place_id\":\(r.previousPlaceID.map(String.init) ?? "null")",
-            "\"distance_m\":\(number((r.distanceToAnchor * 100).rounded() / 100))",
+            "\"distance_m\":\(small ? "null" : number((r.distanceToAnchor * 100).rounded() / 100))",
             "\"message_id\":\(r.messageID.map(String.init) ?? "null")",
             "\"checked_in_at\":\"\(iso8601(r.at))\"",
         ]

@@ -24,10 +24,17 @@ struct CheckInRoutes {
             try query.apply(search)
             do {
                 let result = try await deps.presence.checkIn(checkIn, at: deps.clock.now())
-                var json = CheckInJSON.encode(result)
+                var json = CheckInJSON.encode(result, privacy: deps.privacy)
                 if include == "groups" {
-                    let groups = try await deps.groups(for: query)
-                    json = String(json.dropLast()) + ",\"groups\":" + GroupsJSON.groups(groups.map(GroupDTO.init)) + "}"
+                    // The check-in is committed: a failing search must not turn it into an
+                    // error (a retry would post the message twice). Answer it without groups.
+                    do {
+                        let groups = try await deps.groups(for: query)
+                        json = String(json.dropLast()) + ",\"groups\":" + GroupsJSON.groups(groups.map(GroupDTO.init)) + "}"
+                    } catch {
+                        context.logger.error("groups after a committed check-in failed", metadata: ["error": "\(error)"])
+                        json = String(json.dropLast()) + ",\"groups\":null}"
+                    }
                 }
                 return JSONBody.response(.ok, json, cache: "no-store")
             } catch let refusal as CheckInRefusal {

@@ -27,16 +27,19 @@ struct GroupRoutes {
             guard let place = try await deps.places.place(id: id) else {
                 throw Problem.notFound("no live place \(id)")
             }
-            // With the asker's position the distance is from there; without, from the place itself.
+            // With the asker's position the distance is from there; without, from the place as
+            // readers may see it (its grid cell when small: from the real anchor, distance and
+            // bearing to the cell would give the anchor away).
             let from: Coordinate
             if let lat = try fields.double("lat") {
                 from = try Coordinate(validatingLatitude: lat, longitude: fields.requiredDouble("lon"))
             } else if try fields.double("lon") != nil {
                 throw FieldError("lat", "is required with lon")
             } else {
-                from = place.anchor
+                from = deps.privacy.isSmall(people: place.stats.people) ? deps.privacy.coarsen(place.anchor) : place.anchor
             }
             var query = GroupQuery(centre: from)
+            query.radius = .greatestFiniteMagnitude  // the place was asked for by id: no radius
             query.messages = 10
             let assembled = try GroupAssembler(query: query, privacy: deps.privacy).assemble([place])
             guard var detail = assembled.first else { throw Problem.notFound("no live place \(id)") }
@@ -51,8 +54,9 @@ struct GroupRoutes {
 extension AppDependencies {
     /// The live places around the query, assembled into groups, with their latest messages.
     func groups(for query: GroupQuery) async throws -> [Group] {
-        let places = try await places.nearby(query.centre, radius: query.radius)
-        var groups = try GroupAssembler(query: query, privacy: privacy).assemble(places)
+        let assembler = GroupAssembler(query: query, privacy: privacy)
+        let places = try await places.nearby(query.centre, radius: query.radius + assembler.searchMargin)
+        var groups = try assembler.assemble(places)
         if query.messages > 0 {
             // One query for every group: the newest N of each place, then the newest N per group.
             let ids = groups.filter { $0.messageCount > 0 }.flatMap(\.memberPlaceIDs)

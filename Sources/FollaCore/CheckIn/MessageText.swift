@@ -9,8 +9,13 @@ public struct MessageText: Hashable, Sendable {
     public init(_ raw: String, field: String = "message") throws(FieldError) {
         let trimmed = raw.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw FieldError(field, "must not be empty") }
+        // Grapheme clusters are what people count, but one can hold any number of combining
+        // marks: cap the code points too (the database allows 1000).
         guard trimmed.count <= Self.maxLength else {
             throw FieldError(field, "must be at most \(Self.maxLength) characters (got \(trimmed.count))")
+        }
+        guard trimmed.unicodeScalars.count <= Self.maxLength * 3 else {
+            throw FieldError(field, "has too many combining marks (at most \(Self.maxLength * 3) code points)")
         }
         for scalar in trimmed.unicodeScalars {
             let v = scalar.value

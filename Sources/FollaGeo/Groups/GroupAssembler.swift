@@ -15,28 +15,43 @@ public struct GroupAssembler {
         self.privacy = privacy
     }
 
+    /// How much further than the radius the store must look: a small place's coarsened
+    /// position can lie up to half a cell diagonal from its real one.
+    public var searchMargin: Double { privacy.k > 1 ? privacy.gridMetres : 0 }
+
     public func assemble(_ places: [LivePlace]) throws(GeoError) -> [Group] {
-        guard !places.isEmpty else { return [] }
+        // Everything below sees a small place only at its grid cell: the radius filter,
+        // clustering, centroids and hulls. Otherwise probing with radius or cluster ε, or
+        // subtracting answers, would pin its real anchor down.
+        var visible: [(place: LivePlace, small: Bool)] = []
+        visible.reserveCapacity(places.count)
+        for var place in places {
+            let small = privacy.isSmall(people: place.stats.people)
+            if small { place.anchor = privacy.coarsen(place.anchor) }
+            guard Geodesic.wgs84.distance(from: query.centre, to: place.anchor) <= query.radius else { continue }
+            visible.append((place, small))
+        }
+        guard !visible.isEmpty else { return [] }
         let members: [[Int]]
         // One plane per request, centred on the asker: PROJ set-up is the expensive part.
         var plane: LocalProjection? = nil
         if let eps = query.clusterEpsilon {
             let p = try LocalProjection(centre: query.centre)
             var points: [PlanarPoint] = []
-            points.reserveCapacity(places.count)
-            for place in places { points.append(try p.forward(place.anchor)) }
+            points.reserveCapacity(visible.count)
+            for entry in visible { points.append(try p.forward(entry.place.anchor)) }
             members = try Clustering.partition(points, epsilon: eps, context: GeometryContext())
             plane = p
         } else {
-            members = places.indices.map { [$0] }
+            members = visible.indices.map { [$0] }
         }
         var groups: [(group: Group, anchors: [Coordinate])] = []
         groups.reserveCapacity(members.count)
         for cluster in members {
-            let parts = cluster.map { places[$0] }
-            let people = parts.reduce(0) { $0 + $1.stats.people }
+            let parts = cluster.map { visible[$0] }
+            let people = parts.reduce(0) { $0 + $1.place.stats.people }
             guard query.admits(people: people) else { continue }
-            groups.append((try group(of: parts, people: people, plane: plane), parts.map(\.anchor)))
+            groups.append((try group(of: parts, people: people, plane: plane), parts.map(\.place.anchor)))
         }
         switch query.sort {
         case .distance: groups.sort { ($0.group.distance, $0.group.id) < ($1.group.distance, $1.group.id) }
@@ -54,27 +69,30 @@ public struct GroupAssembler {
         return answer
     }
 
-    private func group(of parts: [LivePlace], people: Int, plane: LocalProjection?) throws(GeoError) -> Group {
-        let stats = parts.dropFirst().reduce(parts[0].stats) { s, p in
-            PlaceStats(people: s.people + p.stats.people, reporters: s.reporters + p.stats.reporters,
-                       ageSum: s.ageSum + p.stats.ageSum, male: s.male + p.stats.male, female: s.female + p.stats.female)
+    private func group(of parts: [(place: LivePlace, small: Bool)], people: Int, plane: LocalProjection?) throws(GeoError) -> Group {
+        // Small members count as people but add nothing to the breakdown: otherwise the
+        // cluster's stats minus its big members' stats would be theirs.
+        let disclosed = parts.filter { !$0.small }.map(\.place.stats)
+        let stats = disclosed.isEmpty ? nil : disclosed.dropFirst().reduce(disclosed[0]) { s, p in
+            PlaceStats(people: s.people + p.people, reporters: s.reporters + p.reporters,
+                       ageSum: s.ageSum + p.ageSum, male: s.male + p.male, female: s.female + p.female)
         }
-        var position = parts[0].anchor
+        var position = parts[0].place.anchor
         if parts.count > 1 {
             let centroidPlane: LocalProjection
-            if let plane { centroidPlane = plane } else { centroidPlane = try LocalProjection(centre: parts[0].anchor) }
-            position = try weightedCentroid(parts, in: centroidPlane)
+            if let plane { centroidPlane = plane } else { centroidPlane = try LocalProjection(centre: position) }
+            position = try weightedCentroid(parts.map(\.place), in: centroidPlane)
         }
         let small = privacy.isSmall(people: people)
         if small {
             position = privacy.coarsen(position)
         }
         let line = Geodesic.wgs84.inverse(from: query.centre, to: position)
-        let ids = parts.map(\.id).sorted()
+        let ids = parts.map(\.place.id).sorted()
         return Group(
             id: ids[0], position: position, isCoarsened: small, distance: line.distance, bearing: line.initialBearing,
-            people: people, stats: small ? nil : privacy.visibleStats(stats),
-            lastActivity: parts.map(\.lastActivity).max()!, messageCount: parts.reduce(0) { $0 + $1.messageCount },
+            people: people, stats: small ? nil : stats.flatMap(privacy.visibleStats),
+            lastActivity: parts.map(\.place.lastActivity).max()!, messageCount: parts.reduce(0) { $0 + $1.place.messageCount },
             messages: [], memberPlaceIDs: ids, hull: nil)
     }
 

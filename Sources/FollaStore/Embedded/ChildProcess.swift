@@ -68,7 +68,11 @@ enum ChildProcess {
         close(readEnd)
 
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        while waitpid(pid, &status, 0) < 0 {
+            // Someone else reaped our child (or SIGCHLD is ignored): the exit status is lost,
+            // and a failure must not pass for success.
+            guard errno == EINTR else { throw SpawnError(executable: executable, errno: errno) }
+        }
         let exited = (status & 0x7F) == 0
         let code = exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return Output(status: code, text: String(decoding: bytes, as: UTF8.self))

@@ -146,7 +146,9 @@ public struct EmbeddedPostgres: Sendable {
 
     static func isPostgresProcess(_ pid: Int32) -> Bool {
         guard kill(pid, 0) == 0 || errno == EPERM else { return false }
-        let comm = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? ""
+        // Without /proc (not Linux) a live pid is taken for a server: never delete a lock
+        // file on a guess.
+        guard let comm = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) else { return true }
         return comm.hasPrefix("postgres") || comm.hasPrefix("postmaster")
     }
 

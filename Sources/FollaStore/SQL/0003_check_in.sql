@@ -79,12 +79,13 @@ DECLARE
     dist     float8;
 BEGIN
     -- 1. The device row, created on first sight, locked for the whole transaction.
-    SELECT * INTO d FROM device WHERE device_key = p_key FOR UPDATE;
-    IF NOT FOUND THEN
+    -- Loop: between a conflicting insert and our SELECT, a check-out may delete the row.
+    LOOP
+        SELECT * INTO d FROM device WHERE device_key = p_key FOR UPDATE;
+        EXIT WHEN FOUND;
         INSERT INTO device (device_key, position, last_seen) VALUES (p_key, pt, p_now)
         ON CONFLICT (device_key) DO NOTHING;
-        SELECT * INTO d FROM device WHERE device_key = p_key FOR UPDATE;
-    END IF;
+    END LOOP;
 
     -- Anti-teleport: refuse, changing nothing, a ping implying an impossible speed.
     r.speed_mps := ST_Distance(d.position, pt) / greatest(extract(epoch FROM p_now - d.last_seen), 1.0);
