@@ -50,6 +50,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Messages a device may post per 10 minutes (default 5). Env: FOLLA_MESSAGE_RATE")
     var messageRate: Int?
 
+    @Option(help: "Seconds walls are cached in process and by screens (default 2). Env: FOLLA_WALL_CACHE_SECONDS")
+    var wallCacheSeconds: Int?
+
     @Option(help: "Database connections in the pool (default 20). Env: FOLLA_DB_CONNECTIONS")
     var dbConnections: Int?
 
@@ -96,7 +99,8 @@ struct Serve: AsyncParsableCommand {
             presence: presence, places: PlaceReads(client: client, logger: logger), privacy: privacy,
             readiness: ReadinessProbe(client: client, migrator: migrator, logger: logger), clock: clock,
             messagePolicy: messagePolicy, messageLimiter: RateLimiter(limit: rate, window: 600),
-            adminToken: adminToken ?? env("FOLLA_ADMIN_TOKEN"))
+            adminToken: adminToken ?? env("FOLLA_ADMIN_TOKEN"),
+            wallCacheSeconds: wallCacheSeconds ?? env("FOLLA_WALL_CACHE_SECONDS").flatMap(Int.init) ?? 2)
         let app = Application(
             router: buildRouter(deps),
             configuration: .init(address: .hostname(bindHost, port: bindPort), serverName: "folla"),

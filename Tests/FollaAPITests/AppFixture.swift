@@ -12,25 +12,30 @@ struct AppFixture: Sendable {
     let client: any TestClientProtocol
     let db: PostgresClient
     let clock: ManualClock
+    let deps: AppDependencies
 
     static func run(
         _ setup: TestingSetup = .router, k: Int = 1, messageRate: Int = 1000,
-        messagePolicy: MessagePolicy = MessagePolicy(reportThreshold: 3, blockedWords: ["spam", "truffa"]), _ body: @Sendable @escaping (AppFixture) async throws -> Void
+        messagePolicy: MessagePolicy = MessagePolicy(reportThreshold: 3, blockedWords: ["spam", "truffa"]),
+        wallCacheSeconds: Int = 0, _ body: @Sendable @escaping (AppFixture) async throws -> Void
     ) async throws {
         try await TestCluster.withDatabase { db, _ in
             let clock = ManualClock()
             let presence = PresenceStore(client: db, keyer: try DeviceKeyer(secret: "api-test-secret-0123456789"), logger: TestCluster.logger)
-            let deps = AppDependencies(
+            var configured = AppDependencies(
                 presence: presence,
                 places: PlaceReads(client: db, logger: TestCluster.logger),
                 privacy: PrivacyPolicy(k: k),
                 readiness: ReadinessProbe(client: db, migrator: try Migrator.bundled(), logger: TestCluster.logger),
                 clock: clock, messagePolicy: messagePolicy, messageLimiter: RateLimiter(limit: messageRate, window: 600),
-                adminToken: adminToken)
+                adminToken: adminToken, wallCacheSeconds: wallCacheSeconds)
+            configured.wallStreamDuration = .milliseconds(1500)
+            configured.wallStreamInterval = .milliseconds(100)
+            let deps = configured
             let app = Application(router: buildRouter(deps), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                                   logger: TestCluster.logger)
             try await app.test(setup) { client in
-                try await body(AppFixture(client: client, db: db, clock: clock))
+                try await body(AppFixture(client: client, db: db, clock: clock, deps: deps))
             }
         }
     }

@@ -14,6 +14,14 @@ public struct AppDependencies: Sendable {
     public var reportLimiter: RateLimiter
     /// Bearer token for /v1/admin; nil disables the admin API.
     public var adminToken: String?
+    public var venues: VenueStore
+    public var wallReads: WallReads
+    let walls: WallCache
+    /// Seconds walls are cached in process and by clients (max-age).
+    public var wallCacheSeconds: Int
+    /// How long one SSE stream lasts before the screen reconnects (Last-Event-ID resumes it).
+    public var wallStreamDuration: Duration = .seconds(300)
+    public var wallStreamInterval: Duration = .seconds(1)
     public var readiness: ReadinessProbe
     public var clock: any WallClock
     public var limits: RequestLimits
@@ -21,7 +29,8 @@ public struct AppDependencies: Sendable {
     public init(presence: PresenceStore, places: PlaceReads, privacy: PrivacyPolicy = .init(), readiness: ReadinessProbe,
                 clock: any WallClock = SystemClock(), limits: RequestLimits = .init(),
                 messagePolicy: MessagePolicy = .init(), messageLimiter: RateLimiter = RateLimiter(limit: 5, window: 600),
-                reportLimiter: RateLimiter = RateLimiter(limit: 20, window: 600), adminToken: String? = nil) {
+                reportLimiter: RateLimiter = RateLimiter(limit: 20, window: 600), adminToken: String? = nil,
+                wallCacheSeconds: Int = 2) {
         self.presence = presence
         self.places = places
         self.privacy = privacy
@@ -31,6 +40,10 @@ public struct AppDependencies: Sendable {
         self.messageLimiter = messageLimiter
         self.reportLimiter = reportLimiter
         self.adminToken = adminToken
+        self.venues = VenueStore(client: presence.client, logger: places.logger)
+        self.wallReads = WallReads(client: presence.client, logger: places.logger)
+        self.wallCacheSeconds = max(0, wallCacheSeconds)
+        self.walls = WallCache(reads: wallReads, period: .seconds(max(0, wallCacheSeconds)))
         self.readiness = readiness
         self.clock = clock
         self.limits = limits

@@ -12,7 +12,10 @@ public func buildRouter(_ deps: AppDependencies) -> Router<BasicRequestContext> 
     CheckInRoutes(deps: deps).register(on: v1)
     GroupRoutes(deps: deps).register(on: v1)
     MessageRoutes(deps: deps).register(on: v1)
+    WallRoutes(deps: deps).register(on: v1)
+    VenueAdminRoutes(deps: deps).register(on: v1)
     LegacyRoutes(deps: deps).register(on: router)
+    WallPage(deps: deps).register(on: router)
     OpenAPIRoute().register(on: router)
     return router
 }

@@ -2,18 +2,22 @@ import Hummingbird
 
 /// The representations the read endpoints offer, chosen by `?format=` or `Accept`.
 enum ResponseFormat: String, CaseIterable {
-    case json, xml, geojson
+    case json, xml, geojson, atom
 
     var mediaType: String {
         switch self {
         case .json: "application/json; charset=utf-8"
         case .xml: "application/xml; charset=utf-8"
         case .geojson: "application/geo+json"
+        case .atom: "application/atom+xml; charset=utf-8"
         }
     }
 
     /// `?format=` wins over `Accept`; no preference means JSON; nothing acceptable is a 406.
-    static func negotiate(_ request: Request, offered: [ResponseFormat] = ResponseFormat.allCases) throws(Problem) -> ResponseFormat {
+    static let groups: [ResponseFormat] = [.json, .xml, .geojson]
+    static let wall: [ResponseFormat] = [.json, .xml, .atom]
+
+    static func negotiate(_ request: Request, offered: [ResponseFormat] = groups) throws(Problem) -> ResponseFormat {
         if let name = request.uri.queryParameters.get("format") {
             guard let f = ResponseFormat(rawValue: name.lowercased()), offered.contains(f) else {
                 throw Problem(.badRequest, type: "invalid-field", title: "Invalid request field",
@@ -33,16 +37,17 @@ enum ResponseFormat: String, CaseIterable {
             if let f = match(type, offered) { return f }
         }
         throw Problem(.notAcceptable, type: "not-acceptable", title: "Not acceptable",
-                      detail: "this resource is available as application/json, application/xml or application/geo+json")
+                      detail: "this resource is available as " + offered.map(\.mediaType).map { String($0.prefix { $0 != ";" }) }.joined(separator: ", "))
     }
 
     private static func match(_ type: String, _ offered: [ResponseFormat]) -> ResponseFormat? {
         let candidates: [ResponseFormat]
         switch type {
-        case "*/*", "application/*": candidates = [.json, .xml, .geojson]
+        case "*/*", "application/*": candidates = [.json, .xml, .geojson, .atom]
         case "application/json", "text/json": candidates = [.json]
         case "application/xml", "text/xml": candidates = [.xml]
         case "application/geo+json": candidates = [.geojson]
+        case "application/atom+xml": candidates = [.atom]
         default: candidates = []
         }
         return candidates.first { offered.contains($0) }

@@ -77,7 +77,7 @@ enum GroupsResponse {
         switch format {
         case .json: body = single ? GroupsJSON.group(doc.groups[0]) : GroupsJSON.document(doc)
         case .xml: body = single ? GroupsXML.encodeSingle(doc.groups[0]) : GroupsXML.encode(doc)
-        case .geojson: body = GroupsGeoJSON.encode(doc)
+        case .geojson, .atom: body = GroupsGeoJSON.encode(doc)  // atom is never offered here
         }
         return Response(
             status: .ok,

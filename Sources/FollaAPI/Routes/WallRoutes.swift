@@ -1,0 +1,84 @@
+import Crypto
+import FollaCore
+import FollaStore
+import Foundation
+import Hummingbird
+
+/// Public walls for venue screens: `GET /v1/venues/{slug}/wall`, `GET /v1/wall?lat&lon&radius`.
+/// Cheap to poll: micro-cached reads, strong ETags with 304, `Cache-Control: public`.
+struct WallRoutes {
+    let deps: AppDependencies
+
+    func register(on group: RouterGroup<BasicRequestContext>) {
+        group.get("venues/:slug/wall") { request, context in
+            let slug = try context.parameters.require("slug")
+            let fields = try request.queryFields()
+            try fields.rejectUnknown(allowed: ["after", "format"])
+            let format = try ResponseFormat.negotiate(request, offered: ResponseFormat.wall)
+            guard let data = try await deps.walls.data(for: .venue(slug)) else {
+                throw Problem.notFound("no venue \(slug)")
+            }
+            let wall = WallSnapshot(id: "venue:\(slug)", title: data.name ?? slug, data: data, privacy: deps.privacy)
+            return try render(wall.after(after(fields)), format, request, selfPath: "/v1/venues/\(slug)/wall")
+        }
+
+        group.get("venues/:slug/wall/events") { request, context in
+            try await WallStream(deps: deps, interval: deps.wallStreamInterval, maxDuration: deps.wallStreamDuration).response(slug: try context.parameters.require("slug"), request: request)
+        }
+
+        group.get("wall") { request, _ in
+            let fields = try request.queryFields()
+            try fields.rejectUnknown(allowed: ["lat", "lon", "radius", "after", "format"])
+            let format = try ResponseFormat.negotiate(request, offered: ResponseFormat.wall)
+            let centre = try Coordinate(validatingLatitude: fields.requiredDouble("lat"), longitude: fields.requiredDouble("lon"))
+            let radius = try fields.double("radius") ?? 200
+            guard (15.0...5000.0).contains(radius) else { throw FieldError("radius", "must be between 15 and 5000 metres") }
+            // Rounded so that screens asking for nearly the same area share a cache entry.
+            let snapped = Coordinate(latitude: (centre.latitude * 1e5).rounded() / 1e5, longitude: (centre.longitude * 1e5).rounded() / 1e5)
+            let data = try await deps.walls.data(for: .circle(snapped, radius: radius.rounded())) ?? WallData(name: nil, places: [], messages: [])
+            let id = "area:\(snapped.latitude),\(snapped.longitude),\(Int(radius.rounded()))"
+            let wall = WallSnapshot(id: id, title: "Around \(snapped.latitude), \(snapped.longitude)", data: data, privacy: deps.privacy)
+            return try render(wall.after(after(fields)), format, request, selfPath: "/v1/wall")
+        }
+    }
+
+    private func after(_ fields: Fields) throws -> Int64? {
+        try fields.integer("after", in: 0...Int.max).map(Int64.init)
+    }
+
+    private func render(_ wall: WallSnapshot, _ format: ResponseFormat, _ request: Request, selfPath: String) throws -> Response {
+        let body: String
+        switch format {
+        case .xml: body = WallCodecs.xml(wall)
+        case .atom: body = WallCodecs.atom(wall, selfPath: selfPath)
+        default: body = WallCodecs.json(wall)
+        }
+        return ConditionalGET.respond(body: body, contentType: format.mediaType, request: request, maxAge: deps.wallCacheSeconds)
+    }
+}
+
+/// Strong ETags over the exact bytes, and 304 Not Modified when the client has them.
+enum ConditionalGET {
+    static func etag(_ body: String) -> String {
+        "\"" + SHA256.hash(data: Data(body.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
+    }
+
+    static func respond(body: String, contentType: String, request: Request, maxAge: Int) -> Response {
+        let tag = etag(body)
+        var headers: HTTPFields = [
+            .eTag: tag, .cacheControl: "public, max-age=\(maxAge)", .vary: "Accept", .contentType: contentType,
+        ]
+        if let inm = request.headers[.ifNoneMatch], matches(inm, tag) {
+            headers[.contentType] = nil
+            return Response(status: .notModified, headers: headers)
+        }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    static func matches(_ header: String, _ tag: String) -> Bool {
+        header.split(separator: ",").contains {
+            let t = $0.trimmingCharacters(in: .whitespaces)
+            return t == "*" || t == tag || t == "W/" + tag
+        }
+    }
+}

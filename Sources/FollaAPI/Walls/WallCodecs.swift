@@ -1,0 +1,98 @@
+import FollaCore
+import Foundation
+
+/// A wall in JSON, XML and Atom 1.0 (RFC 4287).
+enum WallCodecs {
+    static func json(_ w: WallSnapshot) -> String {
+        var j = JSONWriter(capacity: 1024 + w.messages.count * 160)
+        j.object { o in
+            o.member("busiest") { j in j.array(w.busiest) { j, s in
+                j.object { so in
+                    so.member("coarsened") { $0.bool(s.coarsened) }
+                    so.member("lat") { $0.number(GroupDTO.round(s.position.latitude, 1e7)) }
+                    so.member("lon") { $0.number(GroupDTO.round(s.position.longitude, 1e7)) }
+                    so.member("people") { $0.integer(s.people) }
+                    so.member("place_id") { $0.integer(s.placeID) }
+                    so.member("stats") { j in if let st = s.stats { stats(st, &j) } else { j.null() } }
+                }
+            } }
+            o.member("messages") { j in j.array(w.messages) { j, m in MessageJSON.write(MessageDTO(m), &j) } }
+            o.member("people") { $0.integer(w.people) }
+            o.member("places") { $0.integer(w.places) }
+            o.member("stats") { j in if let st = w.stats { stats(st, &j) } else { j.null() } }
+            o.member("title") { $0.string(w.title) }
+            o.member("updated_at") { $0.date(w.updatedAt) }
+        }
+        return j.text
+    }
+
+    static func stats(_ s: PlaceStats, _ j: inout JSONWriter) {
+        let dto = StatsDTO(s)
+        j.object { so in
+            so.member("avg_age") { j in if let a = dto.avgAge { j.number(a) } else { j.null() } }
+            so.member("female") { $0.integer(dto.female) }
+            so.member("male") { $0.integer(dto.male) }
+            so.member("reported") { $0.integer(dto.reported) }
+        }
+    }
+
+    static func xml(_ w: WallSnapshot) -> String {
+        var x = XMLWriter()
+        x.open("wall", [("xmlns:xsi", "http://www.w3.org/2001/XMLSchema-instance"), ("id", w.id)])
+        x.element("title", w.title)
+        x.element("updated_at", w.updatedAt.formatted(.iso8601))
+        x.element("people", "\(w.people)")
+        x.element("places", "\(w.places)")
+        if let s = w.stats {
+            let d = StatsDTO(s)
+            x.open("stats")
+            x.element("reported", "\(d.reported)")
+            x.element("avg_age", d.avgAge.map { "\($0)" })
+            x.element("male", "\(d.male)")
+            x.element("female", "\(d.female)")
+            x.close("stats")
+        } else {
+            x.element("stats", nil)
+        }
+        x.open("busiest")
+        for s in w.busiest {
+            x.empty("spot", [("place_id", "\(s.placeID)"), ("people", "\(s.people)"), ("coarsened", "\(s.coarsened)"),
+                             ("lat", "\(GroupDTO.round(s.position.latitude, 1e7))"), ("lon", "\(GroupDTO.round(s.position.longitude, 1e7))")])
+        }
+        x.close("busiest")
+        x.open("messages")
+        for m in w.messages {
+            x.open("message", [("id", "\(m.id)"), ("place_id", "\(m.placeID)")])
+            x.element("text", m.text)
+            x.element("created_at", m.createdAt.formatted(.iso8601))
+            x.close("message")
+        }
+        x.close("messages")
+        x.close("wall")
+        return x.text
+    }
+
+    /// Atom 1.0: one entry per message; `self` is the feed's own URL.
+    static func atom(_ w: WallSnapshot, selfPath: String) -> String {
+        var x = XMLWriter()
+        x.open("feed", [("xmlns", "http://www.w3.org/2005/Atom")])
+        x.element("id", "urn:folla:wall:\(w.id)")
+        x.element("title", w.title)
+        x.element("subtitle", "\(w.people) people in \(w.places) places")
+        x.element("updated", w.updatedAt.formatted(.iso8601))
+        x.open("author")
+        x.element("name", "Folla")
+        x.close("author")
+        x.empty("link", [("rel", "self"), ("type", "application/atom+xml"), ("href", selfPath)])
+        for m in w.messages {
+            x.open("entry")
+            x.element("id", "urn:folla:message:\(m.id)")
+            x.element("title", String(m.text.prefix(60)))
+            x.element("updated", m.createdAt.formatted(.iso8601))
+            x.element("content", m.text, [("type", "text")])
+            x.close("entry")
+        }
+        x.close("feed")
+        return x.text
+    }
+}

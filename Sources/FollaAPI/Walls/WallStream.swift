@@ -1,0 +1,67 @@
+import FollaCore
+import FollaStore
+import Foundation
+import Hummingbird
+import ServiceLifecycle
+
+/// `GET /v1/venues/{slug}/wall/events`: the wall as Server-Sent Events.
+///
+/// Events: `snapshot` (the whole wall, whenever it changed: counts, busiest spots, the
+/// visible messages — so hidden messages vanish from screens too), `message` (each new
+/// message, with its id as the SSE id, so `Last-Event-ID` resumes without gaps), and a
+/// `: ping` comment as heartbeat. Reads go through the micro-cache: a thousand open
+/// streams on one venue still cost one query per cache period. A stream ends after
+/// `maxDuration` (the browser reconnects with Last-Event-ID) or at server shutdown.
+struct WallStream {
+    let deps: AppDependencies
+    var interval: Duration = .seconds(1)
+    var heartbeatEvery = 15
+    var maxDuration: Duration = .seconds(300)
+
+    func response(slug: String, request: Request) async throws -> Response {
+        guard try await deps.walls.data(for: .venue(slug)) != nil else { throw Problem.notFound("no venue \(slug)") }
+        let resume = request.headers.first { $0.name.canonicalName == "last-event-id" }
+            .flatMap { Int64($0.value.trimmingCharacters(in: .whitespaces)) }
+        let headers: HTTPFields = [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"]
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            try await run(slug: slug, resume: resume, writer: &writer)
+        })
+    }
+
+    private func run(slug: String, resume: Int64?, writer: inout any ResponseBodyWriter) async throws {
+        let start = ContinuousClock.now
+        var lastSent = resume
+        var lastSnapshot: String?
+        var ticks = 0
+        try await writer.write(ByteBuffer(string: "retry: 3000\n\n"))
+        while !Task.isCancelled && !Task.isShuttingDownGracefully && ContinuousClock.now - start < maxDuration {
+            guard let data = try await deps.walls.data(for: .venue(slug)) else {
+                try await writer.write(ByteBuffer(string: "event: gone\ndata: {}\n\n"))
+                break
+            }
+            let wall = WallSnapshot(id: "venue:\(slug)", title: data.name ?? slug, data: data, privacy: deps.privacy)
+            var out = ""
+            if let sent = lastSent {
+                for m in wall.messages.reversed() where m.id > sent {
+                    out += "id: \(m.id)\nevent: message\ndata: \(MessageJSON.message(MessageDTO(m)))\n\n"
+                    lastSent = m.id
+                }
+            } else {
+                // A fresh screen gets the recent messages inside the snapshot.
+                lastSent = wall.messages.first?.id ?? 0
+                if let id = lastSent, id > 0 { out += "id: \(id)\n" }
+            }
+            let snapshot = WallCodecs.json(wall)
+            if snapshot != lastSnapshot {
+                out += "event: snapshot\ndata: \(snapshot)\n\n"
+                lastSnapshot = snapshot
+            } else if ticks % heartbeatEvery == 0 {
+                out += ": ping\n\n"
+            }
+            if !out.isEmpty { try await writer.write(ByteBuffer(string: out)) }
+            ticks += 1
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+        }
+        try await writer.finish(nil)
+    }
+}

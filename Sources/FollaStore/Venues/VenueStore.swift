@@ -1,0 +1,57 @@
+import FollaCore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Venues: create, replace, delete, and the area a wall covers.
+public struct VenueStore: Sendable {
+    public let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    static func wkt(_ ring: [Coordinate]) -> String {
+        "POLYGON((" + ring.map { "\($0.longitude) \($0.latitude)" }.joined(separator: ",") + "))"
+    }
+
+    public enum WriteOutcome: Sendable { case created, replaced, exists }
+
+    /// Inserts, or with `replace` upserts. `.exists` when the slug is taken and not replacing.
+    public func save(_ venue: VenueDefinition, replace: Bool, at now: Date) async throws -> WriteOutcome {
+        let area = Self.wkt(venue.ring)
+        let rows: PostgresRowSequence
+        if replace {
+            rows = try await client.query("""
+                INSERT INTO venue (slug, name, area, created_at, updated_at)
+                VALUES (\(venue.slug), \(venue.name), ST_GeogFromText(\(area)), \(now), \(now))
+                ON CONFLICT (slug) DO UPDATE SET name = EXCLUDED.name, area = EXCLUDED.area, updated_at = EXCLUDED.updated_at
+                RETURNING (xmax = 0)
+                """, logger: logger)
+        } else {
+            rows = try await client.query("""
+                INSERT INTO venue (slug, name, area, created_at, updated_at)
+                VALUES (\(venue.slug), \(venue.name), ST_GeogFromText(\(area)), \(now), \(now))
+                ON CONFLICT (slug) DO NOTHING RETURNING true
+                """, logger: logger)
+        }
+        for try await inserted in rows.decode(Bool.self) { return inserted ? .created : .replaced }
+        return .exists
+    }
+
+    public func delete(_ slug: String) async throws -> Bool {
+        for try await _ in try await client.query("DELETE FROM venue WHERE slug = \(slug) RETURNING 1", logger: logger).decode(Int.self) {
+            return true
+        }
+        return false
+    }
+
+    public func name(of slug: String) async throws -> String? {
+        for try await name in try await client.query("SELECT name FROM venue WHERE slug = \(slug)", logger: logger).decode(String.self) {
+            return name
+        }
+        return nil
+    }
+}

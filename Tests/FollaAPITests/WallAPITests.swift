@@ -1,0 +1,225 @@
+import FollaCore
+import FollaGeo
+import FollaTestSupport
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+extension AppFixture {
+    func adminJSON(_ method: HTTPRequest.Method, _ path: String, _ body: String, token: String? = adminToken) async throws -> TestResponse {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        return try await client.execute(uri: path, method: method, headers: headers, body: ByteBuffer(string: body))
+    }
+
+    /// A 100 m square venue centred on `centre`.
+    func makeVenue(_ slug: String = "piazza") async throws {
+        let half = 50.0
+        let corners = [(-half, -half), (half, -half), (half, half), (-half, half), (-half, -half)].map { (e, n) -> String in
+            let c = at(0, n, from: at(90, e))
+            return "[\(c.longitude),\(c.latitude)]"
+        }
+        let r = try await adminJSON(.post, "/v1/admin/venues",
+            #"{"slug":"\#(slug)","name":"Piazza Maggiore","area":{"type":"Polygon","coordinates":[[\#(corners.joined(separator: ","))]]}}"#)
+        #expect(r.status == .created, "\(String(buffer: r.body))")
+    }
+
+    func get(_ uri: String, headers: HTTPFields) async throws -> TestResponse {
+        try await client.execute(uri: uri, method: .get, headers: headers)
+    }
+}
+
+@Suite struct VenueAdminTests {
+    @Test func createReplaceDeleteAndValidate() async throws {
+        try await AppFixture.run { f in
+            try await f.makeVenue()
+            let dup = try await f.adminJSON(.post, "/v1/admin/venues", #"{"slug":"piazza","name":"x","centre":{"lat":44.49,"lon":11.34},"radius_m":40}"#)
+            #expect(dup.status == .conflict)
+            let replaced = try await f.adminJSON(.put, "/v1/admin/venues/piazza", #"{"name":"Piazza Grande","centre":{"lat":44.49,"lon":11.34},"radius_m":40}"#)
+            #expect(replaced.status == .ok)
+            #expect(try f.json(replaced)["name"] as? String == "Piazza Grande")
+            let created = try await f.adminJSON(.put, "/v1/admin/venues/stadio", #"{"name":"Stadio","centre":{"lat":44.49,"lon":11.31},"radius_m":300}"#)
+            #expect(created.status == .created)
+            // A bow tie: refused with a clear message naming the area.
+            let bowtie = try await f.adminJSON(.post, "/v1/admin/venues",
+                #"{"slug":"bowtie","name":"Bad","area":{"type":"Polygon","coordinates":[[[11.340,44.490],[11.341,44.491],[11.341,44.490],[11.340,44.491],[11.340,44.490]]]}}"#)
+            #expect(bowtie.status == .badRequest)
+            let problem = try f.json(bowtie)
+            #expect((problem["detail"] as? String)?.contains("intersects itself") == true)
+            #expect((problem["invalid_params"] as? [[String: Any]])?.first?["name"] as? String == "area")
+            let cases = [
+                (#"{"slug":"Bad Slug","name":"x","centre":{"lat":1,"lon":1},"radius_m":50}"#, "slug"),
+                (#"{"slug":"ok","name":"","centre":{"lat":1,"lon":1},"radius_m":50}"#, "name"),
+                (#"{"slug":"ok","name":"x","centre":{"lat":91,"lon":1},"radius_m":50}"#, "centre"),
+                (#"{"slug":"ok","name":"x","centre":{"lat":1,"lon":1},"radius_m":5}"#, "radius_m"),
+                (#"{"slug":"ok","name":"x","area":{"type":"Polygon","coordinates":[[[1,1],[1,2],[2,2]]]}}"#, "area"),
+                (#"{"slug":"ok","name":"x"}"#, "area"),
+                (#"{"slug":"ok","name":"x","centre":{"lat":1,"lon":1},"radius_m":50,"colour":"red"}"#, "colour"),
+            ]
+            for (body, field) in cases {
+                let r = try await f.adminJSON(.post, "/v1/admin/venues", body)
+                #expect(r.status == .badRequest, "\(body)")
+                #expect((try f.json(r)["invalid_params"] as? [[String: Any]])?.first?["name"] as? String == field, "\(body)")
+            }
+            #expect(try await f.adminJSON(.post, "/v1/admin/venues", "{}", token: nil).status == .unauthorized)
+            #expect(try await f.adminJSON(.delete, "/v1/admin/venues/stadio", "").status == .noContent)
+            #expect(try await f.adminJSON(.delete, "/v1/admin/venues/stadio", "").status == .notFound)
+            #expect(try await f.get("/v1/venues/stadio/wall").status == .notFound)
+        }
+    }
+}
+
+@Suite struct WallAPITests {
+    @Test func wallCountsThePeopleInsideTheArea() async throws {
+        try await AppFixture.run(k: 1) { f in
+            try await f.makeVenue()
+            try await f.crowd(at(0, 10), people: 3, startingAt: 0, age: 20, message: "dentro")
+            try await f.crowd(at(180, 30), people: 2, startingAt: 10, message: "anche")
+            try await f.crowd(at(90, 200), people: 4, startingAt: 20, message: "fuori")  // outside
+            let w = try f.json(try await f.get("/v1/venues/piazza/wall"))
+            #expect(w["people"] as? Int == 5)
+            #expect(w["places"] as? Int == 2)
+            #expect(w["title"] as? String == "Piazza Maggiore")
+            #expect((w["messages"] as? [[String: Any]])?.compactMap { $0["text"] as? String } == ["anche", "dentro"])
+            #expect((w["busiest"] as? [[String: Any]])?.first?["people"] as? Int == 3)
+            let first = try #require((w["messages"] as? [[String: Any]])?.last?["id"] as? Int)
+            let newer = try f.json(try await f.get("/v1/venues/piazza/wall?after=\(first)"))
+            #expect((newer["messages"] as? [[String: Any]])?.count == 1)
+            // The area wall around a point sees the same crowd (and the one outside the venue).
+            let area = try f.json(try await f.get("/v1/wall?lat=\(centre.latitude)&lon=\(centre.longitude)&radius=300"))
+            #expect(area["people"] as? Int == 9)
+            #expect(try await f.get("/v1/wall?lat=\(centre.latitude)&lon=1000").status == .badRequest)
+        }
+    }
+
+    @Test func conditionalGetAnswers304UntilSomethingChanges() async throws {
+        try await AppFixture.run { f in
+            try await f.makeVenue()
+            try await f.crowd(at(0, 10), people: 2, startingAt: 0, message: "uno")
+            let a = try await f.get("/v1/venues/piazza/wall")
+            let tag = try #require(a.headers[.eTag])
+            #expect(a.headers[.cacheControl]?.hasPrefix("public, max-age=") == true)
+            let same = try await f.get("/v1/venues/piazza/wall", headers: [.ifNoneMatch: tag])
+            #expect(same.status == .notModified)
+            #expect(same.body.readableBytes == 0)
+            // Each format has its own tag.
+            let xml = try await f.get("/v1/venues/piazza/wall", headers: [.accept: "application/xml", .ifNoneMatch: tag])
+            #expect(xml.status == .ok)
+            try await f.crowd(at(0, 12), people: 1, startingAt: 10, message: "due")
+            let changed = try await f.get("/v1/venues/piazza/wall", headers: [.ifNoneMatch: tag])
+            #expect(changed.status == .ok)
+            #expect(changed.headers[.eTag] != tag)
+        }
+    }
+
+    /// A thousand screens polling at once cost one database read per cache period.
+    @Test func microCacheCollapsesConcurrentPolls() async throws {
+        try await AppFixture.run(wallCacheSeconds: 30) { f in
+            try await f.makeVenue()
+            try await f.crowd(at(0, 10), people: 2, startingAt: 0)
+            let before = f.deps.wallReads.queries.current
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<300 {
+                    group.addTask { try await f.get("/v1/venues/piazza/wall").status.code }
+                }
+                for try await code in group { #expect(code == 200) }
+            }
+            #expect(f.deps.wallReads.queries.current - before == 1)
+        }
+    }
+
+    @Test func atomIsValidAndHiddenMessagesVanishEverywhere() async throws {
+        try await AppFixture.run { f in
+            try await f.makeVenue()
+            try await f.crowd(at(0, 10), people: 1, startingAt: 0, message: "<script>alert(1)</script> & co")
+            let bad = try f.json(try await f.postMessage(dev(0), "vergogna"))
+            let id = try #require(bad["id"] as? Int)
+            let atom = try await f.get("/v1/venues/piazza/wall?format=atom")
+            #expect(atom.headers[.contentType]?.hasPrefix("application/atom+xml") == true)
+            let feed = try AtomFeed.parse(Data(buffer: atom.body))
+            #expect(feed.namespace == "http://www.w3.org/2005/Atom")
+            #expect(feed.entries == ["vergogna", "<script>alert(1)</script> & co"])
+            #expect(feed.hasID && feed.hasUpdated && feed.hasTitle)
+            #expect(try await f.admin("/v1/admin/messages/\(id)/hide").status == .ok)
+            let json = String(buffer: try await f.get("/v1/venues/piazza/wall").body)
+            let xml = String(buffer: try await f.get("/v1/venues/piazza/wall?format=xml").body)
+            let atom2 = String(buffer: try await f.get("/v1/venues/piazza/wall?format=atom").body)
+            let sse = String(buffer: try await f.get("/v1/venues/piazza/wall/events").body)
+            for (name, body) in [("json", json), ("xml", xml), ("atom", atom2), ("sse", sse)] {
+                #expect(!body.contains("vergogna"), "\(name) still shows the hidden message")
+                #expect(body.contains("alert(1)"), "\(name) lost the visible message")
+            }
+            #expect(!xml.contains("<script>") && !atom2.contains("<script>"))
+        }
+    }
+
+    @Test func serverSentEventsResumeFromLastEventID() async throws {
+        try await AppFixture.run { f in
+            try await f.makeVenue()
+            try await f.crowd(at(0, 10), people: 1, startingAt: 0, message: "primo")
+            let one = try #require(try f.json(try await f.postMessage(dev(0), "secondo"))["id"] as? Int)
+            _ = try await f.postMessage(dev(0), "terzo")
+            let fresh = try await f.get("/v1/venues/piazza/wall/events")
+            #expect(fresh.headers[.contentType]?.hasPrefix("text/event-stream") == true)
+            let body = String(buffer: fresh.body)
+            #expect(body.contains("event: snapshot\ndata: {"))
+            #expect(!body.contains("event: message"))  // a fresh screen gets them in the snapshot
+            let resumed = String(buffer: try await f.get("/v1/venues/piazza/wall/events", headers: [.init("Last-Event-ID")!: "\(one)"]).body)
+            let events = resumed.components(separatedBy: "\n\n").filter { $0.contains("event: message") }
+            #expect(events.count == 1)
+            #expect(events.first?.contains("terzo") == true && events.first?.contains("id: \(one + 1)") == true)
+            #expect(try await f.get("/v1/venues/nowhere/wall/events").status == .notFound)
+        }
+    }
+
+    @Test func wallPageIsSelfContained() async throws {
+        try await AppFixture.run { f in
+            try await f.makeVenue()
+            let page = try await f.get("/wall/piazza")
+            #expect(page.status == .ok)
+            let html = String(buffer: page.body)
+            #expect(html.contains("/v1/venues/\" + slug + \"/wall") && html.contains("var slug = \"piazza\""))
+            #expect(!html.contains("http://") && !html.contains("https://") && !html.contains("src="))
+            #expect(!html.contains("innerHTML"))
+            #expect(try await f.get("/wall/nowhere").status == .notFound)
+        }
+    }
+}
+
+/// Reads an Atom feed's namespace, required elements and entry contents.
+final class AtomFeed: NSObject, XMLParserDelegate {
+    var namespace: String?
+    var entries: [String] = []
+    var hasID = false, hasUpdated = false, hasTitle = false
+    private var path: [String] = []
+    private var text = ""
+
+    static func parse(_ data: Data) throws -> AtomFeed {
+        let feed = AtomFeed()
+        let parser = XMLParser(data: data)
+        parser.shouldProcessNamespaces = true
+        parser.delegate = feed
+        guard parser.parse() else { throw parser.parserError ?? CocoaError(.coderReadCorrupt) }
+        return feed
+    }
+
+    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+        if path.isEmpty { namespace = namespaceURI }
+        path.append(name)
+        text = ""
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
+
+    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        if path == ["feed", "entry", "content"] { entries.append(text) }
+        if path == ["feed", "id"] { hasID = !text.isEmpty }
+        if path == ["feed", "updated"] { hasUpdated = ISO8601DateFormatter().date(from: text) != nil }
+        if path == ["feed", "title"] { hasTitle = true }
+        path.removeLast()
+    }
+}
