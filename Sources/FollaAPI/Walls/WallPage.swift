@@ -46,7 +46,8 @@ struct WallPage {
       #feed { overflow: hidden; padding: 0 3vw 0 1vw; }
       #messages { list-style: none; margin: 0; padding: 0; }
       #messages li { font-size: 4vh; padding: 1.6vh 2vw; margin-bottom: 1.4vh; background: #1f2937; border-radius: 1.2vh;
-                     white-space: pre-wrap; overflow-wrap: anywhere; animation: in .6s ease-out; }
+                     white-space: pre-wrap; overflow-wrap: anywhere; }
+      #messages li.new { animation: in .6s ease-out; }
       #messages li time { display: block; font-size: 2vh; color: #9ca3af; margin-top: .6vh; }
       @keyframes in { from { transform: translateY(-2vh); opacity: 0; } to { transform: none; opacity: 1; } }
       footer { grid-column: 1 / 3; padding: 1vh 3vw; font-size: 2vh; color: #6b7280; }
@@ -66,7 +67,7 @@ struct WallPage {
       "use strict";
       var slug = "__SLUG__";
       var feed = "/v1/venues/" + slug + "/wall";
-      var etag = null, failures = 0, polling = false;
+      var etag = null, failures = 0, polling = false, seen = {}, first = true;
       function el(id) { return document.getElementById(id); }
       function text(tag, value) { var n = document.createElement(tag); n.textContent = value; return n; }
       function setOnline(ok) {
@@ -85,10 +86,13 @@ struct WallPage {
         w.messages.forEach(function (m) {
           var li = text("li", m.text);
           li.dataset.id = m.id;
+          if (!first && !seen[m.id]) { li.className = "new"; }
+          seen[m.id] = true;
           var t = text("time", new Date(m.created_at).toLocaleTimeString());
           li.appendChild(t);
           list.appendChild(li);
         });
+        first = false;
         el("updated").textContent = new Date().toLocaleTimeString();
       }
       function poll() {
@@ -101,14 +105,15 @@ struct WallPage {
       }
       function stream() {
         if (!window.EventSource) { return poll(); }
-        var es = new EventSource(feed + "/events");
-        es.addEventListener("snapshot", function (e) { failures = 0; render(JSON.parse(e.data)); setOnline(true); });
-        es.onopen = function () { setOnline(true); };
+        var es = new EventSource(feed + "/events"), offlineTimer = null;
+        es.addEventListener("snapshot", function (e) { render(JSON.parse(e.data)); setOnline(true); });
+        es.onopen = function () { failures = 0; clearTimeout(offlineTimer); offlineTimer = null; setOnline(true); };
         es.onerror = function () {
-          setOnline(false);
+          // Streams end now and then by design and EventSource reconnects at once: only a
+          // reconnect that does not come back within a few seconds is shown as offline.
           failures += 1;
-          // EventSource retries by itself; after repeated failures fall back to polling.
-          if (failures > 5 && !polling) { es.close(); poll(); }
+          if (!offlineTimer) { offlineTimer = setTimeout(function () { setOnline(false); }, 4000); }
+          if (failures > 20 && !polling) { es.close(); poll(); }
         };
       }
       stream();

@@ -33,7 +33,7 @@ struct WallStream {
         var lastSent = resume
         var lastSnapshot: String?
         var ticks = 0
-        try await writer.write(ByteBuffer(string: "retry: 3000\n\n"))
+        try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
         while !Task.isCancelled && !Task.isShuttingDownGracefully && ContinuousClock.now - start < maxDuration {
             guard let data = try await deps.walls.data(for: .venue(slug)) else {
                 try await writer.write(ByteBuffer(string: "event: gone\ndata: {}\n\n"))
