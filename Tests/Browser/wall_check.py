@@ -3,14 +3,14 @@
 DevTools protocol over --remote-debugging-pipe (no extra packages), and checks what a
 person in the room would see.
 
-usage: wall_check.py BASE_URL SLUG DEVICE_ID OUT_DIR
+usage: wall_check.py BASE_URL SLUG DEVICE_ID OUT_DIR ADMIN_TOKEN
 Talks to the Swift test through files in OUT_DIR: writes `stop-server` when it wants the
 server stopped, waits for `server-stopped`, writes `result.json` at the end.
 Exit 0 when every check passed; the result lists each check either way.
 """
 import base64, json, os, shutil, subprocess, sys, time, urllib.request
 
-base, slug, device, out = sys.argv[1:5]
+base, slug, device, out, admin = sys.argv[1:6]
 os.makedirs(out, exist_ok=True)
 checks = []
 
@@ -81,10 +81,12 @@ def screenshot(session, name):
     open(path, "wb").write(base64.b64decode(data))
     return path
 
-def post(path, body):
-    req = urllib.request.Request(base + path, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+def post(path, body, headers=None):
+    h = {"Content-Type": "application/json"}
+    h.update(headers or {})
+    req = urllib.request.Request(base + path, data=json.dumps(body).encode(), headers=h, method="POST")
     with urllib.request.urlopen(req, timeout=10) as r:
-        return r.status
+        return r.status, json.loads(r.read() or b"{}")
 
 try:
     target = send("Target.createTarget", {"url": "about:blank"})["targetId"]
@@ -104,11 +106,16 @@ try:
     check("no injected script ran", evaluate(session, "window.__pwned === undefined"), "")
     screenshot(session, "wall-live.png")
 
-    status = post("/v1/messages", {"device_id": device, "text": "appena arrivato!"})
+    status, posted = post("/v1/messages", {"device_id": device, "text": "appena arrivato!"})
     check("posting a new message", status == 201, status)
-    updated = wait_for(session, "Array.from(document.querySelectorAll('#messages li')).some(li => li.firstChild.textContent === 'appena arrivato!')")
+    has_new = "Array.from(document.querySelectorAll('#messages li')).some(li => li.firstChild.textContent === 'appena arrivato!')"
+    updated = wait_for(session, has_new)
     check("updates when a message is posted", updated, "")
     screenshot(session, "wall-updated.png")
+
+    status, _ = post(f"/v1/admin/messages/{posted.get('id')}/hide", {}, {"Authorization": "Bearer " + admin})
+    gone = wait_for(session, "!(" + has_new + ")")
+    check("a hidden message leaves the screen", status == 200 and gone, status)
 
     open(os.path.join(out, "stop-server"), "w").write("now")
     deadline = time.time() + 60

@@ -33,7 +33,7 @@ import Testing
             let port = try #require(f.client.port)
             child.process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             child.process.arguments = ["python3", Self.root.appendingPathComponent("Tests/Browser/wall_check.py").path,
-                                       "http://127.0.0.1:\(port)", "piazza", device, out.path]
+                                       "http://127.0.0.1:\(port)", "piazza", device, out.path, adminToken]
             child.process.standardOutput = FileHandle.nullDevice
             child.process.standardError = FileHandle.nullDevice
             try child.process.run()
@@ -49,7 +49,7 @@ import Testing
         if child.process.isRunning { child.process.terminate() }
         let result = try Data(contentsOf: out.appendingPathComponent("result.json"))
         let checks = try JSONSerialization.jsonObject(with: result) as? [[String: Any]] ?? []
-        #expect(checks.count >= 9, "\(checks)")
+        #expect(checks.count >= 10, "\(checks)")
         for c in checks {
             #expect(c["ok"] as? Bool == true, "\(c["check"] ?? "?"): \(c["detail"] ?? "")")
         }
