@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "folla", targets: ["folla"]),
+        .executable(name: "folla-sim", targets: ["folla-sim"]),
         .library(name: "FollaAPI", targets: ["FollaAPI"]),
     ],
     dependencies: [
@@ -17,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/CoreOffice/XMLCoder.git", from: "0.18.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
         // C libraries, through pkg-config. Debian: libgeos-dev, libproj-dev.
@@ -65,6 +68,24 @@ let package = Package(
             ]
         ),
 
+        // The load generator: population model, open-loop engine, measurement, verification.
+        .target(
+            name: "FollaSim",
+            dependencies: [
+                "FollaCore", "FollaGeo",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "folla-sim",
+            dependencies: [
+                "FollaSim",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
         // One embedded PostGIS cluster per test run, one fresh database per test.
         .target(
             name: "FollaTestSupport",
@@ -81,6 +102,13 @@ let package = Package(
             dependencies: [
                 "FollaGeo",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "FollaSimTests",
+            dependencies: [
+                "FollaSim", "FollaGeo",
+                .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
         .testTarget(

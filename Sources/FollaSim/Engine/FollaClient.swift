@@ -1,0 +1,108 @@
+import AsyncHTTPClient
+import FollaCore
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// Screens' ETags, by screen.
+final class ETagStore: Sendable {
+    private let map = Mutex<[Int: String]>([:])
+    func withLock<T>(_ body: (inout [Int: String]) -> T) -> T { map.withLock { body(&$0) } }
+}
+
+/// Turns population actions into HTTP requests against a Folla server.
+public struct FollaClient: Sendable {
+    public let base: String
+    public let http: HTTPClient
+    let phones: [Phone]
+    /// Per-screen ETags, so polls are conditional GETs like a real screen's.
+    let etags = ETagStore()
+
+    public init(base: String, http: HTTPClient, phones: [Phone]) {
+        self.base = base.hasSuffix("/") ? String(base.dropLast()) : base
+        self.http = http
+        self.phones = phones
+    }
+
+    public struct Outcome: Sendable {
+        public var status: Int
+        /// True when the answer is what a correct server gives (2xx/304, or 4xx for hostile input).
+        public var expected: Bool
+    }
+
+    public func send(_ action: Action, truth: GroundTruth, due: Double) async throws -> Outcome {
+        switch action {
+        case let .checkIn(i, at, message):
+            let p = phones[i]
+            var body: [String: Any] = ["device_id": p.deviceID, "lat": at.latitude, "lon": at.longitude]
+            if let age = p.age, let sex = p.sex { body["age"] = age; body["sex"] = sex }
+            if let message { body["message"] = message }
+            let status = try await post("/v1/checkins", body)
+            let hostile = message.map(Self.isHostile) ?? false
+            if (200..<300).contains(status) { truth.accepted(phone: i, at: at, time: due) }
+            return Outcome(status: status, expected: hostile ? (400..<500).contains(status) || status == 200 : status == 200)
+        case let .groups(_, around):
+            let status = try await get("/v1/groups?lat=\(around.latitude)&lon=\(around.longitude)&radius=300&messages=3", etag: nil).0
+            return Outcome(status: status, expected: status == 200)
+        case let .checkOut(i):
+            var request = HTTPClientRequest(url: base + "/v1/devices/" + phones[i].deviceID)
+            request.method = .DELETE
+            let response = try await http.execute(request, timeout: .seconds(30))
+            _ = try await response.body.collect(upTo: 1 << 20)
+            let status = Int(response.status.code)
+            truth.checkedOut(phone: i)
+            return Outcome(status: status, expected: status == 204 || status == 404)
+        case let .pollWall(screen, slug):
+            let tag = etags.withLock { $0[screen] }
+            let (status, newTag) = try await get("/v1/venues/\(slug)/wall", etag: tag)
+            if let newTag { etags.withLock { $0[screen] = newTag } }
+            return Outcome(status: status, expected: status == 200 || status == 304)
+        }
+    }
+
+    static func isHostile(_ m: String) -> Bool {
+        m.contains("<") || m.unicodeScalars.contains { $0.value < 0x20 } || m.count > 280 || m.contains("DROP TABLE")
+    }
+
+    private func post(_ path: String, _ body: [String: Any]) async throws -> Int {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
+        let response = try await http.execute(request, timeout: .seconds(30))
+        _ = try await response.body.collect(upTo: 1 << 20)
+        return Int(response.status.code)
+    }
+
+    func get(_ path: String, etag: String?) async throws -> (Int, String?) {
+        var request = HTTPClientRequest(url: base + path)
+        if let etag { request.headers.add(name: "If-None-Match", value: etag) }
+        let response = try await http.execute(request, timeout: .seconds(30))
+        _ = try await response.body.collect(upTo: 8 << 20)
+        return (Int(response.status.code), response.headers.first(name: "ETag"))
+    }
+
+    /// The server's people per hotspot (sum over groups within the verification radius).
+    public func people(around centre: Coordinate, radius: Double) async throws -> Int {
+        try await groups(around: centre, radius: radius).reduce(0) { $0 + ($1["people"] as? Int ?? 0) }
+    }
+
+    /// The groups the server reports around a point (up to 1000), as decoded JSON objects.
+    public func groups(around centre: Coordinate, radius: Double) async throws -> [[String: Any]] {
+        var request = HTTPClientRequest(url: base + "/v1/groups?lat=\(centre.latitude)&lon=\(centre.longitude)&radius=\(max(15, radius))&limit=1000")
+        request.method = .GET
+        let response = try await http.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 64 << 20)
+        guard response.status == .ok,
+              let json = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any],
+              let groups = json["groups"] as? [[String: Any]]
+        else { throw SimError("groups query for verification failed: HTTP \(response.status.code)") }
+        return groups
+    }
+}
+
+public struct SimError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ d: String) { description = d }
+}

@@ -1,0 +1,97 @@
+import AsyncHTTPClient
+import NIOCore
+import Foundation
+
+/// A `folla serve` child on an embedded PostGIS of its own, for runs without `--target`.
+public final class FollaServerProcess: @unchecked Sendable {
+    public let binary: String
+    public let dataDir: String
+    public let port: Int
+    public let adminToken = "sim-" + UUID().uuidString
+    private let process = Process()
+
+    public init(binary: String, port: Int) {
+        self.binary = binary
+        self.port = port
+        dataDir = NSTemporaryDirectory() + "folla-sim-\(getpid())-\(port)"
+    }
+
+    public var base: String { "http://127.0.0.1:\(port)" }
+
+    /// The `folla` binary next to this executable, if any.
+    public static func sibling() -> String? {
+        let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let candidate = me.deletingLastPathComponent().appendingPathComponent("folla").path
+        return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
+    }
+
+    /// Starts the server (k = 1 so that verification sees exact positions) and waits for /readyz.
+    public func start(http: HTTPClient) async throws {
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["serve", "--port", "\(port)", "--data-dir", dataDir, "--min-group-size", "1",
+                             "--admin-token", adminToken, "--log-level", "warning", "--message-rate", "1000",
+                             "--db-connections", "24"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle(forWritingAtPath: "/dev/stderr")
+        try process.run()
+        for _ in 0..<300 {
+            if let r = try? await http.execute(HTTPClientRequest(url: base + "/readyz"), timeout: .seconds(2)), r.status == .ok {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            guard process.isRunning else { throw SimError("folla serve exited with status \(process.terminationStatus)") }
+        }
+        throw SimError("folla serve did not become ready within 30 s")
+    }
+
+    /// Creates one venue per hotspot for the screens (a circle of twice the spread).
+    public func createVenues(_ scenario: Scenario, http: HTTPClient) async throws {
+        for name in scenario.screens.hotspots {
+            guard let h = scenario.hotspots.first(where: { $0.name == name }) else { continue }
+            var request = HTTPClientRequest(url: base + "/v1/admin/venues")
+            request.method = .POST
+            request.headers.add(name: "Authorization", value: "Bearer \(adminToken)")
+            request.headers.add(name: "Content-Type", value: "application/json")
+            let body: [String: Any] = ["slug": Population.slug(name), "name": name, "centre": ["lat": h.lat, "lon": h.lon],
+                                       "radius_m": min(5000, max(10, h.spreadM * 2))]
+            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
+            let r = try await http.execute(request, timeout: .seconds(10))
+            guard r.status == .created || r.status == .conflict else { throw SimError("creating venue \(name): HTTP \(r.status.code)") }
+        }
+    }
+
+    /// Runs `folla check` on the server's database; returns its output and whether it passed.
+    public func check() -> (passed: Bool, output: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = ["check", "--data-dir", dataDir, "--log-level", "error"]
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = pipe
+        do { try p.run() } catch { return (false, "cannot run folla check: \(error)") }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus == 0, String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    public func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: dataDir)
+    }
+
+    /// A free loopback port (bind to 0, read it back, close).
+    public static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        return Int(UInt16(bigEndian: addr.sin_port))
+    }
+}

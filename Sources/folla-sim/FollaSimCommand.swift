@@ -1,0 +1,100 @@
+import ArgumentParser
+import AsyncHTTPClient
+import FollaCore
+import FollaSim
+import Foundation
+
+/// `folla-sim`: thousands of simulated phones against a Folla server, measured honestly.
+@main
+struct FollaSimCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "folla-sim",
+        abstract: "Simulate a crowd of phones against a Folla server and measure it.",
+        discussion: "With no --target, starts `folla serve` on an embedded PostGIS, runs the scenario, checks it and stops it.")
+
+    @Argument(help: "Scenario file (JSON), e.g. fixtures/scenarios/bologna-evening.json")
+    var scenario: String
+
+    @Option(help: "Override the scenario's number of phones.") var phones: Int?
+    @Option(help: "Override the scenario's duration in seconds.") var duration: Double?
+    @Option(help: "Override the scenario's random seed.") var seed: UInt64?
+    @Option(help: "Load an existing server (http://host:port) instead of starting one. Verification then needs it to run with --min-group-size 1.")
+    var target: String?
+    @Option(help: "The folla binary to start (default: the one next to folla-sim).") var folla: String?
+    @Option(help: "HTTP connections to the server (default 64).") var connections: Int = 64
+    @Flag(help: "Compare the server's people per hotspot with the simulator's truth at the end (and run folla check).")
+    var verify = false
+    @Flag(help: "Print the summary as JSON instead of a table.") var json = false
+    @Option(help: "Write a self-contained HTML report with charts to this path.") var report: String?
+
+    func run() async throws {
+        var scenario: Scenario
+        do { scenario = try ScenarioLoader.load(URL(fileURLWithPath: self.scenario)) } catch {
+            throw ValidationError("\(self.scenario): \(error)")
+        }
+        if let phones { scenario.phones = phones }
+        if let duration { scenario.durationS = duration }
+        if let seed { scenario.seed = seed }
+        do { try ScenarioLoader.validate(scenario) } catch { throw ValidationError("\(error)") }
+
+        var config = HTTPClient.Configuration()
+        config.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
+        var server: FollaServerProcess?
+        do {
+            var base = target ?? ""
+            if target == nil {
+                guard let binary = folla ?? FollaServerProcess.sibling() else {
+                    throw ValidationError("no folla binary next to folla-sim; pass --folla PATH or --target URL")
+                }
+                let s = FollaServerProcess(binary: binary, port: FollaServerProcess.freePort())
+                server = s
+                base = s.base
+                FileHandle.standardError.write(Data("starting folla serve on \(s.base) (embedded PostGIS)…\n".utf8))
+                try await s.start(http: http)
+                try await s.createVenues(scenario, http: http)
+            }
+            let population = Population(scenario)
+            let runner = LoadRunner(client: FollaClient(base: base, http: http, phones: population.phones))
+            let (ended, elapsed) = await runner.run(population) { p in
+                let line = String(format: "\r%5.0f/%.0f s  phones live %6d  %7.1f req/s  p99 %7.1f ms  unexpected %d   ",
+                                  p.elapsed, p.duration, p.livePhones, p.requestsPerSecond, p.p99ms, p.unexpected)
+                FileHandle.standardError.write(Data(line.utf8))
+            }
+            FileHandle.standardError.write(Data("\n".utf8))
+            var summary = RunSummary(scenario: scenario, elapsed: elapsed, book: runner.book.snapshot(), intended: ended.intendedActions)
+            let client = FollaClient(base: base, http: http, phones: ended.phones)
+            summary.groupsSample = try await SimVerify.groupsSample(scenario, client: client)
+            if verify {
+                try await Task.sleep(for: .milliseconds(500))
+                let v = try await SimVerify.run(scenario, client: client, truth: runner.truth, at: elapsed)
+                summary.verification = v.rows.map { .init(hotspot: $0.hotspot, expected: $0.expected, uncertain: $0.uncertain, server: $0.server, ok: $0.ok) }
+                summary.verified = v.passed
+                if let server {
+                    let check = server.check()
+                    summary.folaCheck = check.output
+                    if !check.passed { summary.verified = false }
+                }
+            }
+            if let report {
+                try HTMLReport.render(summary).write(toFile: report, atomically: true, encoding: .utf8)
+            }
+            if json {
+                let e = JSONEncoder()
+                e.keyEncodingStrategy = .convertToSnakeCase
+                e.outputFormatting = [.prettyPrinted, .sortedKeys]
+                print(String(decoding: try e.encode(summary), as: UTF8.self))
+            } else {
+                print(summary.table())
+            }
+            server?.stop()
+            try await http.shutdown()
+            if verify && summary.verified != true { throw ExitCode(2) }
+            if summary.unexpected > 0 { throw ExitCode(1) }
+        } catch {
+            server?.stop()
+            try? await http.shutdown()
+            throw error
+        }
+    }
+}

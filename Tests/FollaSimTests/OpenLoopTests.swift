@@ -1,0 +1,47 @@
+import AsyncHTTPClient
+import FollaCore
+@testable import FollaSim
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Latency is measured from when a request was due: a slow server's queue shows up.
+@Suite struct OpenLoopTests {
+    @Test func queueingDelayIsPartOfTheLatency() async throws {
+        let router = Router()
+        router.post("v1/checkins") { _, _ -> Response in
+            try await Task.sleep(for: .milliseconds(200))
+            return Response(status: .ok)
+        }
+        router.get("v1/groups") { _, _ -> Response in
+            try await Task.sleep(for: .milliseconds(200))
+            return Response(status: .ok)
+        }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            var s = try ScenarioLoader.parse(Data("""
+                {"name":"slow","phones":6,"duration_s":4,"seed":7,
+                 "hotspots":[{"name":"a","lat":44.49,"lon":11.34,"weight":1,"spread_m":5}],
+                 "behaviour":{"arrival_s":0.3,"ping_interval_s":600,"query_every_pings":1,"message_probability":0}}
+                """.utf8))
+            s.durationS = 4
+            // One connection: the server answers one request at a time, 200 ms each.
+            var config = HTTPClient.Configuration()
+            config.connectionPool = .init(idleTimeout: .seconds(10), concurrentHTTP1ConnectionsPerHostSoftLimit: 1)
+            let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
+            let population = Population(s)
+            let runner = LoadRunner(client: FollaClient(base: "http://127.0.0.1:\(port)", http: http, phones: population.phones))
+            _ = await runner.run(population)
+            try await http.shutdown()
+            let book = runner.book.snapshot()
+            let all = book.endpoints.values.reduce(into: LatencyBook.histogram()) { $0.add($1) }
+            #expect(all.totalCount == 12)
+            // 12 requests due within 0.3 s, served one by one at 200 ms: the last waits ~2.4 s.
+            #expect(all.ms(100) >= 2000, "max \(all.ms(100)) ms")
+            #expect(all.ms(50) >= 900, "p50 \(all.ms(50)) ms")
+            #expect(all.ms(0) >= 190)
+        }
+    }
+}
