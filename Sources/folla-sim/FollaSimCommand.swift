@@ -21,6 +21,8 @@ struct FollaSimCommand: AsyncParsableCommand {
     @Option(help: "Load an existing server (http://host:port) instead of starting one. Verification then needs it to run with --min-group-size 1.")
     var target: String?
     @Option(help: "The folla binary to start (default: the one next to folla-sim).") var folla: String?
+    @Option(help: "With --target: the server's admin token, to create the venues the screens poll (without it, no screens).")
+    var adminToken: String?
     @Option(help: "HTTP connections to the server (default 64).") var connections: Int = 64
     @Flag(help: "Compare the server's people per hotspot with the simulator's truth at the end (and run folla check).")
     var verify = false
@@ -43,7 +45,14 @@ struct FollaSimCommand: AsyncParsableCommand {
         var server: FollaServerProcess?
         do {
             var base = target ?? ""
-            if target == nil {
+            if let target {
+                if let adminToken {
+                    try await FollaServerProcess.createVenues(scenario, base: target, token: adminToken, http: http)
+                } else if scenario.screens.perVenue > 0 {
+                    FileHandle.standardError.write(Data("no --admin-token for --target: running without venue screens\n".utf8))
+                    scenario.screens.perVenue = 0
+                }
+            } else {
                 guard let binary = folla ?? FollaServerProcess.sibling() else {
                     throw ValidationError("no folla binary next to folla-sim; pass --folla PATH or --target URL")
                 }

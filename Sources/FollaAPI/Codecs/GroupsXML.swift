@@ -26,16 +26,7 @@ enum GroupsXML {
         w.element("distance_m", "\(g.distanceM)")
         w.element("bearing_deg", "\(g.bearingDeg)")
         w.element("people", "\(g.people)")
-        if let s = g.stats {
-            w.open("stats")
-            w.element("reported", "\(s.reported)")
-            w.element("avg_age", s.avgAge.map { "\($0)" })
-            w.element("male", "\(s.male)")
-            w.element("female", "\(s.female)")
-            w.close("stats")
-        } else {
-            w.element("stats", nil)
-        }
+        stats(g.stats, into: &w)
         w.element("last_activity", iso8601(g.lastActivity))
         w.element("message_count", "\(g.messageCount)")
         w.open("messages")
@@ -55,6 +46,17 @@ enum GroupsXML {
             w.close("hull")
         }
         w.close("group")
+    }
+
+    /// `<stats>` with the breakdown, or `xsi:nil` when it is withheld.
+    static func stats(_ s: StatsDTO?, into w: inout XMLWriter) {
+        guard let s else { return w.element("stats", nil) }
+        w.open("stats")
+        w.element("reported", "\(s.reported)")
+        w.element("avg_age", s.avgAge.map { "\($0)" })
+        w.element("male", "\(s.male)")
+        w.element("female", "\(s.female)")
+        w.close("stats")
     }
 
     static func iso8601(_ d: Date) -> String { d.formatted(.iso8601) }

@@ -43,17 +43,7 @@ enum WallCodecs {
         x.element("updated_at", w.updatedAt.formatted(.iso8601))
         x.element("people", "\(w.people)")
         x.element("places", "\(w.places)")
-        if let s = w.stats {
-            let d = StatsDTO(s)
-            x.open("stats")
-            x.element("reported", "\(d.reported)")
-            x.element("avg_age", d.avgAge.map { "\($0)" })
-            x.element("male", "\(d.male)")
-            x.element("female", "\(d.female)")
-            x.close("stats")
-        } else {
-            x.element("stats", nil)
-        }
+        GroupsXML.stats(w.stats.map(StatsDTO.init), into: &x)
         x.open("busiest")
         for s in w.busiest {
             x.empty("spot", [("place_id", "\(s.placeID)"), ("people", "\(s.people)"), ("coarsened", "\(s.coarsened)"),

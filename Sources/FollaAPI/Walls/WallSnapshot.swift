@@ -30,11 +30,8 @@ struct WallSnapshot: Sendable, Equatable {
         people = data.places.reduce(0) { $0 + $1.stats.people }
         places = data.places.count
         // The breakdown sums only places big enough to show theirs (see GroupAssembler).
-        let disclosed = data.places.filter { !privacy.isSmall(people: $0.stats.people) }.map(\.stats)
-        stats = disclosed.isEmpty ? nil : privacy.visibleStats(disclosed.dropFirst().reduce(disclosed[0]) { s, p in
-            PlaceStats(people: s.people + p.people, reporters: s.reporters + p.reporters, ageSum: s.ageSum + p.ageSum,
-                       male: s.male + p.male, female: s.female + p.female)
-        })
+        stats = PlaceStats.sum(data.places.filter { !privacy.isSmall(people: $0.stats.people) }.map(\.stats))
+            .flatMap(privacy.visibleStats)
         busiest = data.places.sorted { ($1.stats.people, $0.id) < ($0.stats.people, $1.id) }.prefix(count).map { p in
             let small = privacy.isSmall(people: p.stats.people)
             return Spot(placeID: p.id, people: p.stats.people, position: small ? privacy.coarsen(p.anchor) : p.anchor,

@@ -30,6 +30,15 @@ public struct PlaceStats: Hashable, Sendable {
         self.female = female
     }
 
+    /// The stats of several places together; nil for none.
+    public static func sum(_ all: [PlaceStats]) -> PlaceStats? {
+        guard let first = all.first else { return nil }
+        return all.dropFirst().reduce(first) { s, p in
+            PlaceStats(people: s.people + p.people, reporters: s.reporters + p.reporters,
+                       ageSum: s.ageSum + p.ageSum, male: s.male + p.male, female: s.female + p.female)
+        }
+    }
+
     /// Average age over reporters, nil when nobody reported.
     public var averageAge: Double? { reporters > 0 ? Double(ageSum) / Double(reporters) : nil }
 }

@@ -72,11 +72,7 @@ public struct GroupAssembler {
     private func group(of parts: [(place: LivePlace, small: Bool)], people: Int, plane: LocalProjection?) throws(GeoError) -> Group {
         // Small members count as people but add nothing to the breakdown: otherwise the
         // cluster's stats minus its big members' stats would be theirs.
-        let disclosed = parts.filter { !$0.small }.map(\.place.stats)
-        let stats = disclosed.isEmpty ? nil : disclosed.dropFirst().reduce(disclosed[0]) { s, p in
-            PlaceStats(people: s.people + p.people, reporters: s.reporters + p.reporters,
-                       ageSum: s.ageSum + p.ageSum, male: s.male + p.male, female: s.female + p.female)
-        }
+        let stats = PlaceStats.sum(parts.filter { !$0.small }.map(\.place.stats))
         var position = parts[0].place.anchor
         if parts.count > 1 {
             let centroidPlane: LocalProjection

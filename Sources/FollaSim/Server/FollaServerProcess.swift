@@ -46,6 +46,10 @@ public final class FollaServerProcess: @unchecked Sendable {
 
     /// Creates one venue per hotspot for the screens (a circle of twice the spread).
     public func createVenues(_ scenario: Scenario, http: HTTPClient) async throws {
+        try await Self.createVenues(scenario, base: base, token: adminToken, http: http)
+    }
+
+    public static func createVenues(_ scenario: Scenario, base: String, token adminToken: String, http: HTTPClient) async throws {
         for name in scenario.screens.hotspots {
             guard let h = scenario.hotspots.first(where: { $0.name == name }) else { continue }
             var request = HTTPClientRequest(url: base + "/v1/admin/venues")
