@@ -73,15 +73,16 @@ struct FollaSimCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("\n".utf8))
             var summary = RunSummary(scenario: scenario, elapsed: elapsed, book: runner.book.snapshot(), intended: ended.intendedActions)
             let client = FollaClient(base: base, http: http, phones: ended.phones)
-            summary.groupsSample = try await SimVerify.groupsSample(scenario, client: client)
+            if verify { try await Task.sleep(for: .milliseconds(500)) }  // let in-flight pings settle
+            let groups = try await SimVerify.serverGroups(scenario, client: client)
+            summary.groupsSample = SimVerify.mapPoints(groups)
             if verify {
-                try await Task.sleep(for: .milliseconds(500))
-                let v = try await SimVerify.run(scenario, client: client, truth: runner.truth, at: elapsed)
+                let v = SimVerify.compare(scenario, groups: groups, truth: runner.truth, at: elapsed)
                 summary.verification = v.rows.map { .init(hotspot: $0.hotspot, expected: $0.expected, uncertain: $0.uncertain, server: $0.server, ok: $0.ok) }
                 summary.verified = v.passed
                 if let server {
                     let check = server.check()
-                    summary.folaCheck = check.output
+                    summary.follaCheck = check.output
                     if !check.passed { summary.verified = false }
                 }
             }

@@ -54,15 +54,7 @@ enum GroupsJSON {
             } }
             o.member("people") { $0.integer(g.people) }
             o.member("place_ids") { w in w.array(g.placeIds) { w, id in w.integer(id) } }
-            o.member("stats") { w in
-                guard let s = g.stats else { return w.null() }
-                w.object { so in
-                    so.member("avg_age") { w in if let a = s.avgAge { w.number(a) } else { w.null() } }
-                    so.member("female") { $0.integer(s.female) }
-                    so.member("male") { $0.integer(s.male) }
-                    so.member("reported") { $0.integer(s.reported) }
-                }
-            }
+            o.member("stats") { StatsJSON.write(g.stats, &$0) }
         }
     }
 

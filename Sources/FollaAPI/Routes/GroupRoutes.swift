@@ -43,7 +43,7 @@ struct GroupRoutes {
             query.messages = 10
             let assembled = try GroupAssembler(query: query, privacy: deps.privacy).assemble([place])
             guard var detail = assembled.first else { throw Problem.notFound("no live place \(id)") }
-            detail.messages = try await deps.places.latestMessages(in: [place.id], limit: 10)
+            detail.messages = try await deps.messages.page(place: place.id, before: nil, limit: 10)
             var doc = GroupsDocument(query: query, groups: [detail])
             doc.radiusM = 0
             return try GroupsResponse.render(doc, as: format, single: true)

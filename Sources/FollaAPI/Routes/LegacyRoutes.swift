@@ -45,7 +45,7 @@ struct LegacyRoutes {
             let form = try await request.decodeFields(limit: deps.limits.maxBodyBytes)
             try form.rejectUnknown(allowed: ["id"])
             guard let id = try form.integer("id", in: 1...Int(Int32.max)) else { throw FieldError("id", "is required") }
-            let messages = try await deps.places.latestMessages(in: [Int64(id)], limit: 10)
+            let messages = try await deps.messages.page(place: Int64(id), before: nil, limit: 10)
             return Self.xml(LegacyXML.messages(messages))
         }
     }

@@ -13,27 +13,17 @@ enum WallCodecs {
                     so.member("lon") { $0.number(GroupDTO.round(s.position.longitude, 1e7)) }
                     so.member("people") { $0.integer(s.people) }
                     so.member("place_id") { $0.integer(s.placeID) }
-                    so.member("stats") { j in if let st = s.stats { stats(st, &j) } else { j.null() } }
+                    so.member("stats") { StatsJSON.write(s.stats.map(StatsDTO.init), &$0) }
                 }
             } }
             o.member("messages") { j in j.array(w.messages) { j, m in MessageJSON.write(MessageDTO(m), &j) } }
             o.member("people") { $0.integer(w.people) }
             o.member("places") { $0.integer(w.places) }
-            o.member("stats") { j in if let st = w.stats { stats(st, &j) } else { j.null() } }
+            o.member("stats") { StatsJSON.write(w.stats.map(StatsDTO.init), &$0) }
             o.member("title") { $0.string(w.title) }
             o.member("updated_at") { $0.date(w.updatedAt) }
         }
         return j.text
-    }
-
-    static func stats(_ s: PlaceStats, _ j: inout JSONWriter) {
-        let dto = StatsDTO(s)
-        j.object { so in
-            so.member("avg_age") { j in if let a = dto.avgAge { j.number(a) } else { j.null() } }
-            so.member("female") { $0.integer(dto.female) }
-            so.member("male") { $0.integer(dto.male) }
-            so.member("reported") { $0.integer(dto.reported) }
-        }
     }
 
     static func xml(_ w: WallSnapshot) -> String {

@@ -45,25 +45,29 @@ public struct GroupAssembler {
         } else {
             members = visible.indices.map { [$0] }
         }
-        var groups: [(group: Group, anchors: [Coordinate])] = []
+        var groups: [Group] = []
+        var memberIndices: [[Int]] = []
         groups.reserveCapacity(members.count)
         for cluster in members {
             let parts = cluster.map { visible[$0] }
             let people = parts.reduce(0) { $0 + $1.place.stats.people }
             guard query.admits(people: people) else { continue }
-            groups.append((try group(of: parts, people: people, plane: plane), parts.map(\.place.anchor)))
+            groups.append(try group(of: parts, people: people, plane: plane))
+            memberIndices.append(cluster)
         }
+        // Order indices rather than moving the groups around.
+        var order = Array(groups.indices)
         switch query.sort {
-        case .distance: groups.sort { ($0.group.distance, $0.group.id) < ($1.group.distance, $1.group.id) }
+        case .distance: order.sort { (groups[$0].distance, groups[$0].id) < (groups[$1].distance, groups[$1].id) }
         case .people:
-            groups.sort { ($1.group.people, $0.group.distance, $0.group.id) < ($0.group.people, $1.group.distance, $1.group.id) }
+            order.sort { (groups[$1].people, groups[$0].distance, groups[$0].id) < (groups[$0].people, groups[$1].distance, groups[$1].id) }
         }
+        var answer = order.prefix(query.limit).map { groups[$0] }
         // Hulls only for the groups that are answered: they are the costly part.
-        var answer = groups.prefix(query.limit).map(\.group)
         if let plane {
             let builder = FootprintBuilder()
-            for (i, entry) in groups.prefix(query.limit).enumerated() where !entry.group.isCoarsened {
-                answer[i].hull = try builder.footprint(of: entry.anchors, in: plane).ring
+            for (i, g) in order.prefix(query.limit).enumerated() where !answer[i].isCoarsened {
+                answer[i].hull = try builder.footprint(of: memberIndices[g].map { visible[$0].place.anchor }, in: plane).ring
             }
         }
         return answer

@@ -29,6 +29,8 @@ public struct FollaClient: Sendable {
         public var status: Int
         /// True when the answer is what a correct server gives (2xx/304, or 4xx for hostile input).
         public var expected: Bool
+        /// The request carried hostile input on purpose.
+        public var hostile = false
     }
 
     public func send(_ action: Action, truth: GroundTruth, due: Double) async throws -> Outcome {
@@ -41,7 +43,8 @@ public struct FollaClient: Sendable {
             let status = try await post("/v1/checkins", body)
             let hostile = message.map(Self.isHostile) ?? false
             if (200..<300).contains(status) { truth.accepted(phone: i, at: at, time: due) }
-            return Outcome(status: status, expected: hostile ? (400..<500).contains(status) || status == 200 : status == 200)
+            return Outcome(status: status, expected: hostile ? (400..<500).contains(status) || status == 200 : status == 200,
+                           hostile: hostile)
         case let .groups(_, around):
             let status = try await get("/v1/groups?lat=\(around.latitude)&lon=\(around.longitude)&radius=300&messages=3", etag: nil).0
             return Outcome(status: status, expected: status == 200)
@@ -81,11 +84,6 @@ public struct FollaClient: Sendable {
         let response = try await http.execute(request, timeout: .seconds(30))
         _ = try await response.body.collect(upTo: 8 << 20)
         return (Int(response.status.code), response.headers.first(name: "ETag"))
-    }
-
-    /// The server's people per hotspot (sum over groups within the verification radius).
-    public func people(around centre: Coordinate, radius: Double) async throws -> Int {
-        try await groups(around: centre, radius: radius).reduce(0) { $0 + ($1["people"] as? Int ?? 0) }
     }
 
     /// The groups the server reports around a point (up to 1000), as decoded JSON objects.

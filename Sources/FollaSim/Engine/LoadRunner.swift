@@ -52,8 +52,7 @@ public struct LoadRunner: Sendable {
                             failure = String(describing: type(of: error)) + ": " + String(String(describing: error).prefix(80))
                         }
                         let finished = Self.seconds(ContinuousClock.now - start)
-                        let hostile: Bool = if case let .checkIn(_, _, m?) = action { FollaClient.isHostile(m) } else { false }
-                        book.record(endpoint: action.endpoint + (hostile ? " (hostile)" : ""),
+                        book.record(endpoint: action.endpoint + (outcome?.hostile == true ? " (hostile)" : ""),
                                     micros: UInt64(max(0, finished - due) * 1_000_000), status: outcome?.status,
                                     error: failure, second: Int(due), expected: outcome?.expected ?? false)
                     }

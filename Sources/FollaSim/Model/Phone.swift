@@ -14,9 +14,6 @@ public struct Phone: Sendable {
     public let sex: String?
     public var activity: Activity = .waiting
     public var pings = 0
-    /// Last position the server was told, and when (the ground truth for `--verify`).
-    public var lastReported: Coordinate?
-    public var lastPingAt: Double = -.infinity
     /// Checked out explicitly: the server must not count it any more.
     public var checkedOut = false
 

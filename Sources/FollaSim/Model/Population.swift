@@ -60,14 +60,6 @@ public struct Population: Sendable {
         return out
     }
 
-    /// Live phones as the server should see them at `t`: pinged within `ttl`, not checked out.
-    public func truth(at t: Double, ttl: Double) -> [Coordinate] {
-        phones.compactMap { p in
-            guard !p.checkedOut, let last = p.lastReported, t - p.lastPingAt <= ttl else { return nil }
-            return last
-        }
-    }
-
     private mutating func step(_ i: Int, at t: Double, into out: inout [(Double, Action)]) {
         let b = scenario.behaviour
         switch phones[i].activity {
@@ -97,8 +89,6 @@ public struct Population: Sendable {
         }
         guard let here = phones[i].position(at: t) else { return }
         phones[i].pings += 1
-        phones[i].lastReported = here
-        phones[i].lastPingAt = t
         let message: String? = rng.chance(b.messageProbability) ? (rng.chance(b.hostileShare) ? hostile() : friendly()) : nil
         out.append((t, .checkIn(phone: i, at: here, message: message)))
         if b.queryEveryPings > 0 && phones[i].pings % b.queryEveryPings == 0 {

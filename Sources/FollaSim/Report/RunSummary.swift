@@ -53,7 +53,7 @@ public struct RunSummary: Codable, Sendable {
     public var seconds: [Second]
     public var verification: [Check]?
     public var verified: Bool?
-    public var folaCheck: String?
+    public var follaCheck: String?
     public var latencyPercentiles: [[Double]]
     public var groupsSample: [[Double]]
 
@@ -107,7 +107,7 @@ public struct RunSummary: Codable, Sendable {
             }
             out += (verified == true ? "verification passed\n" : "verification FAILED\n")
         }
-        if let folaCheck { out += "folla check: \(folaCheck)\n" }
+        if let follaCheck { out += "folla check: \(follaCheck)\n" }
         return out
     }
 

@@ -51,21 +51,6 @@ public struct PlaceReads: Sendable {
         return false
     }
 
-    /// The newest `limit` visible messages across `placeIDs`, newest first.
-    public func latestMessages(in placeIDs: [Int64], limit: Int) async throws -> [Message] {
-        guard limit > 0, !placeIDs.isEmpty else { return [] }
-        var out: [Message] = []
-        for try await (id, place, body, at) in try await client.query("""
-            SELECT id, place_id, body, created_at FROM message
-            WHERE place_id = ANY(\(placeIDs)::bigint[]) AND NOT hidden
-            ORDER BY id DESC LIMIT \(limit)
-            """, logger: logger).decode((Int64, Int64, String, Date).self)
-        {
-            out.append(Message(id: id, placeID: place, text: body, createdAt: at))
-        }
-        return out
-    }
-
     /// The newest `perPlace` visible messages of each place, in one query (newest first).
     public func latestMessages(perPlace: Int, of placeIDs: [Int64]) async throws -> [Int64: [Message]] {
         guard perPlace > 0, !placeIDs.isEmpty else { return [:] }

@@ -25,39 +25,37 @@ public struct WallReads: Sendable {
     /// nil when the venue does not exist.
     public func read(_ area: Area, messages limit: Int) async throws -> WallData? {
         queries.increment()
+        // One statement per poll; only how the area picks its places differs.
+        let head: PostgresQuery
         switch area {
         case .venue(let slug):
-            // One statement: the venue row drives both parts.
-            let rows = try await client.query("""
+            head = """
                 WITH v AS (SELECT name, area FROM venue WHERE slug = \(slug)),
                      p AS (SELECT pl.* FROM place pl, v WHERE pl.people > 0 AND ST_Covers(v.area, pl.anchor)),
-                     m AS (SELECT m.id, m.place_id, m.body, m.created_at FROM message m JOIN p ON p.id = m.place_id
-                           WHERE NOT m.hidden ORDER BY m.id DESC LIMIT \(limit))
-                SELECT 'v', (SELECT name FROM v), NULL::bigint, NULL::float8, NULL::float8, NULL::integer, NULL::integer,
-                       NULL::integer, NULL::integer, NULL::integer, NULL::timestamptz, NULL::text
-                UNION ALL
-                SELECT 'p', NULL, id, ST_Y(anchor::geometry), ST_X(anchor::geometry), people, reporters, age_sum, male, female,
-                       last_activity, NULL FROM p
-                UNION ALL
-                SELECT 'm', NULL, id, NULL, NULL, NULL, NULL, NULL, NULL, place_id::integer, created_at, body FROM m
-                """, logger: logger)
-            return try await Self.decode(rows)
+                """
         case let .circle(c, radius):
-            let rows = try await client.query("""
-                WITH p AS (SELECT pl.* FROM place pl WHERE pl.people > 0
+            head = """
+                WITH v AS (SELECT NULL::text AS name),
+                     p AS (SELECT pl.* FROM place pl WHERE pl.people > 0
                            AND ST_DWithin(pl.anchor, ST_SetSRID(ST_MakePoint(\(c.longitude)::float8, \(c.latitude)::float8), 4326)::geography, \(radius)::float8)),
-                     m AS (SELECT m.id, m.place_id, m.body, m.created_at FROM message m JOIN p ON p.id = m.place_id
-                           WHERE NOT m.hidden ORDER BY m.id DESC LIMIT \(limit))
-                SELECT 'v', NULL::text, NULL::bigint, NULL::float8, NULL::float8, NULL::integer, NULL::integer,
-                       NULL::integer, NULL::integer, NULL::integer, NULL::timestamptz, NULL::text
-                UNION ALL
-                SELECT 'p', NULL, id, ST_Y(anchor::geometry), ST_X(anchor::geometry), people, reporters, age_sum, male, female,
-                       last_activity, NULL FROM p
-                UNION ALL
-                SELECT 'm', NULL, id, NULL, NULL, NULL, NULL, NULL, NULL, place_id::integer, created_at, body FROM m
-                """, logger: logger)
-            return try await Self.decode(rows, requireVenue: false)
+                """
         }
+        var query = head
+        // `limit` is an Int of ours, so inlining it is safe; the area's values stay bound.
+        query.sql += """
+                 m AS (SELECT m.id, m.place_id, m.body, m.created_at FROM message m JOIN p ON p.id = m.place_id
+                       WHERE NOT m.hidden ORDER BY m.id DESC LIMIT \(Int(limit)))
+            SELECT 'v', (SELECT name FROM v), NULL::bigint, NULL::float8, NULL::float8, NULL::integer, NULL::integer,
+                   NULL::integer, NULL::integer, NULL::integer, NULL::timestamptz, NULL::text
+            UNION ALL
+            SELECT 'p', NULL, id, ST_Y(anchor::geometry), ST_X(anchor::geometry), people, reporters, age_sum, male, female,
+                   last_activity, NULL FROM p
+            UNION ALL
+            SELECT 'm', NULL, id, NULL, NULL, NULL, NULL, NULL, NULL, place_id::integer, created_at, body FROM m
+            """
+        let rows = try await client.query(query, logger: logger)
+        if case .venue = area { return try await Self.decode(rows) }
+        return try await Self.decode(rows, requireVenue: false)
     }
 
     static func decode(_ rows: PostgresRowSequence, requireVenue: Bool = true) async throws -> WallData? {
