@@ -44,11 +44,15 @@ let package = Package(
             resources: [.copy("SQL")]
         ),
 
+        // Services: the one write path (check-ins, messages, reports) and the read side
+        // (groups, places, walls), all through the privacy policy of FollaCore.
+        .target(name: "FollaServices", dependencies: ["FollaCore", "FollaGeo", "FollaStore"]),
+
         // API: Hummingbird routes, codecs, problem details.
         .target(
             name: "FollaAPI",
             dependencies: [
-                "FollaCore", "FollaGeo", "FollaStore",
+                "FollaCore", "FollaGeo", "FollaStore", "FollaServices",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "XMLCoder", package: "XMLCoder"),
@@ -61,7 +65,7 @@ let package = Package(
         .executableTarget(
             name: "folla",
             dependencies: [
-                "FollaAPI", "FollaStore", "FollaCore",
+                "FollaAPI", "FollaServices", "FollaStore", "FollaCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -125,7 +129,7 @@ let package = Package(
         .testTarget(
             name: "FollaAPITests",
             dependencies: [
-                "FollaAPI", "FollaStore", "FollaCore", "FollaTestSupport",
+                "FollaAPI", "FollaServices", "FollaStore", "FollaCore", "FollaGeo", "FollaTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

@@ -40,6 +40,9 @@ public final class Geometry {
         return a
     }
 
+    /// Whether no point of `other` lies outside this geometry (boundary included).
+    public func covers(_ other: Geometry) -> Bool { GEOSCovers_r(h, raw, other.raw) == 1 }
+
     public func convexHull() throws(GeoError) -> Geometry {
         try context.adopt(GEOSConvexHull_r(h, raw), "convex hull")
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FollaAPI
 import FollaCore
+import FollaServices
 import FollaStore
 import Foundation
 import Hummingbird
@@ -31,6 +32,21 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "Erase devices silent for this many seconds (default 604800, a week). Env: FOLLA_RETENTION")
     var retention: Double?
+
+    @Option(help: "Delete messages older than this many seconds (default 86400, a day). Env: FOLLA_MESSAGE_RETENTION")
+    var messageRetention: Double?
+
+    @Option(help: "A device counts toward groups, stats and reports once seen for this many seconds (default 300). Env: FOLLA_ESTABLISH_AFTER")
+    var establishAfter: Double?
+
+    @Option(help: "… and on at least this many accepted pings (default 3). Env: FOLLA_ESTABLISH_PINGS")
+    var establishPings: Int?
+
+    @Option(help: "New device ids one client network (IPv4 /24, IPv6 /48) may create per 10 minutes (default 30; 0 = unlimited). Env: FOLLA_NEW_DEVICES_PER_NETWORK")
+    var newDevicesPerNetwork: Int?
+
+    @Option(help: "Messages devices not yet established may post per network per 10 minutes (default 10; 0 = unlimited). Env: FOLLA_FRESH_MESSAGES_PER_NETWORK")
+    var freshMessagesPerNetwork: Int?
 
     @Option(help: "Seconds between expiry sweeps (default 5). Env: FOLLA_SWEEP_INTERVAL")
     var sweepInterval: Double?
@@ -63,6 +79,15 @@ struct Serve: AsyncParsableCommand {
         policy.presenceTTL = try positive(presenceTTL ?? env("FOLLA_PRESENCE_TTL").flatMap(Double.init) ?? policy.presenceTTL, "presence-ttl")
         policy.maxSpeed = try positive(maxSpeed ?? env("FOLLA_MAX_SPEED").flatMap(Double.init) ?? policy.maxSpeed, "max-speed")
         policy.retention = try positive(retention ?? env("FOLLA_RETENTION").flatMap(Double.init) ?? policy.retention, "retention")
+        policy.messageRetention = try positive(
+            messageRetention ?? env("FOLLA_MESSAGE_RETENTION").flatMap(Double.init) ?? policy.messageRetention, "message-retention")
+        let establishment = Establishment(
+            after: try nonNegative(establishAfter ?? env("FOLLA_ESTABLISH_AFTER").flatMap(Double.init) ?? Establishment.standard.after, "establish-after"),
+            pings: Int(try positive(Double(establishPings ?? env("FOLLA_ESTABLISH_PINGS").flatMap(Int.init) ?? Establishment.standard.pings), "establish-pings")))
+        let budgets = ClientBudgets(
+            newDevices: Int(try nonNegative(Double(newDevicesPerNetwork ?? env("FOLLA_NEW_DEVICES_PER_NETWORK").flatMap(Int.init) ?? 30), "new-devices-per-network")),
+            freshMessages: Int(try nonNegative(Double(freshMessagesPerNetwork ?? env("FOLLA_FRESH_MESSAGES_PER_NETWORK").flatMap(Int.init) ?? 10), "fresh-messages-per-network")))
+        let k = try resolvedMinGroupSize()
         let sweepEvery = try positive(sweepInterval ?? env("FOLLA_SWEEP_INTERVAL").flatMap(Double.init) ?? 5, "sweep-interval")
         let bindHost = host ?? env("FOLLA_HOST") ?? "127.0.0.1"
         let bindPort = port ?? env("FOLLA_PORT").flatMap(Int.init) ?? 8080
@@ -88,9 +113,10 @@ struct Serve: AsyncParsableCommand {
         let clock = SystemClock()
         let presence = PresenceStore(client: client, keyer: keyer, policy: policy, logger: logger)
         services.append(client)
-        services.append(PresenceSweeper(presence: presence, clock: clock, interval: .milliseconds(Int(sweepEvery * 1000)), logger: logger))
+        services.append(PresenceSweeper(presence: presence, clock: clock, interval: .milliseconds(Int(sweepEvery * 1000)),
+                                        budgetWindow: budgets.window, logger: logger))
 
-        let privacy = PrivacyPolicy(k: try resolvedMinGroupSize())
+        let privacy = PrivacyPolicy(k: k, establishment: establishment, noiseKey: keyer.noiseKey)
         let words = (blockedWords ?? env("FOLLA_BLOCKED_WORDS") ?? "").split(separator: ",").map(String.init)
         let messagePolicy = MessagePolicy(
             reportThreshold: reportThreshold ?? env("FOLLA_REPORT_THRESHOLD").flatMap(Int.init) ?? 3, blockedWords: words)
@@ -98,7 +124,7 @@ struct Serve: AsyncParsableCommand {
         let deps = AppDependencies(
             presence: presence, places: PlaceReads(client: client, logger: logger), privacy: privacy,
             readiness: ReadinessProbe(client: client, migrator: migrator, logger: logger), clock: clock,
-            messagePolicy: messagePolicy, messageLimiter: RateLimiter(limit: rate, window: 600),
+            messagePolicy: messagePolicy, messageLimiter: RateLimiter(limit: rate, window: 600), budgets: budgets,
             adminToken: adminToken ?? env("FOLLA_ADMIN_TOKEN"),
             wallCacheSeconds: wallCacheSeconds ?? env("FOLLA_WALL_CACHE_SECONDS").flatMap(Int.init) ?? 2)
         let app = Application(
@@ -114,6 +140,11 @@ struct Serve: AsyncParsableCommand {
         let k = minGroupSize ?? env("FOLLA_MIN_GROUP_SIZE").flatMap(Int.init) ?? 3
         guard k >= 1 else { throw ValidationError("--min-group-size must be at least 1") }
         return k
+    }
+
+    private func nonNegative(_ value: Double, _ name: String) throws -> Double {
+        guard value.isFinite, value >= 0 else { throw ValidationError("--\(name) must be a number of at least 0") }
+        return value
     }
 
     private func positive(_ value: Double, _ name: String) throws -> Double {

@@ -1,5 +1,6 @@
 import FollaAPI
 import FollaCore
+import FollaServices
 import FollaStore
 import FollaTestSupport
 import Foundation

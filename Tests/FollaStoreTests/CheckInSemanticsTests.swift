@@ -39,14 +39,16 @@ import Testing
             let moved = try await f.checkIn(udid(1), far, time: 20)
             #expect(moved.outcome == .founded && moved.previousPlaceID == a.place.id)
             #expect(try await f.livePlaces() == [moved.place.id: 1])
-            // Another device back at the first spot reuses the (now empty) first place.
+            // The emptied first place forgot its anchor: another device back at the first
+            // spot founds a new place rather than rejoining it.
+            #expect(try await f.anchorIsForgotten(a.place.id))
             let back = try await f.checkIn(udid(2), bologna, time: 30)
-            #expect(back.outcome == .joined && back.place.id == a.place.id && back.place.stats.people == 1)
+            #expect(back.outcome == .founded && back.place.id != a.place.id && back.place.stats.people == 1)
             // The first device walks over to it: "moved".
             let rejoin = try await f.checkIn(udid(1), offset(bologna, bearing: 0, metres: 3), time: 60)
-            #expect(rejoin.outcome == .moved && rejoin.place.id == a.place.id && rejoin.place.stats.people == 2)
+            #expect(rejoin.outcome == .moved && rejoin.place.id == back.place.id && rejoin.place.stats.people == 2)
             #expect(rejoin.previousPlaceID == moved.place.id)
-            #expect(try await f.livePlaces() == [a.place.id: 2])
+            #expect(try await f.livePlaces() == [back.place.id: 2])
         }
     }
 
@@ -142,9 +144,10 @@ import Testing
             // Device 2 goes silent too: the place disappears from the live set.
             #expect(try await f.store.expire(at: PresenceFixture.start.addingTimeInterval(2 * ttl)) == 1)
             #expect(try await f.livePlaces().isEmpty)
-            // Pinging again rejoins the same spot.
+            // The emptied place forgot its anchor: pinging again founds a new place there.
+            #expect(try await f.anchorIsForgotten(r.place.id))
             let again = try await f.checkIn(udid(1), bologna, time: 3 * ttl)
-            #expect(again.outcome == .joined && again.place.id == r.place.id && again.place.stats.people == 1)
+            #expect(again.outcome == .founded && again.place.id != r.place.id && again.place.stats.people == 1)
             // Retention: a device gone longer than the retention period is erased.
             let later = PresenceFixture.start.addingTimeInterval(3 * ttl + f.store.policy.retention + 1)
             _ = try await f.store.expire(at: later)

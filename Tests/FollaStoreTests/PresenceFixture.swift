@@ -34,6 +34,12 @@ struct PresenceFixture: Sendable {
     }
 
     /// Live places as id → people.
+    /// Whether an emptied place has forgotten where it was.
+    func anchorIsForgotten(_ id: Int64) async throws -> Bool {
+        let rows = try await client.query("SELECT anchor IS NULL FROM place WHERE id = \(id)", logger: TestCluster.logger).collect()
+        return try rows.first?.decode(Bool.self) ?? false
+    }
+
     func livePlaces() async throws -> [Int64: Int] {
         var out: [Int64: Int] = [:]
         for try await (id, people) in try await client.query(

@@ -1,22 +1,27 @@
 import FollaCore
+import FollaServices
 import FollaStore
 import Logging
 import PostgresNIO
 
-/// Everything a route needs, built once at start-up and shared by every request.
+/// Everything a route needs, built once at start-up and shared by every request. Routes
+/// decode, call one service, encode: the rules live in the services and the policy.
 public struct AppDependencies: Sendable {
     public var presence: PresenceStore
     public var places: PlaceReads
     public var privacy: PrivacyPolicy
     public var messages: MessageStore
     public var messagePolicy: MessagePolicy
-    public var messageLimiter: RateLimiter
-    public var reportLimiter: RateLimiter
+    /// Check-ins, messages, reports: the one write path.
+    public var checkIns: CheckInService
+    /// Groups, places by id, a place's messages.
+    public var groups: GroupService
+    /// Walls by venue or area (micro-cached).
+    public var walls: WallService
     /// Bearer token for /v1/admin; nil disables the admin API.
     public var adminToken: String?
     public var venues: VenueStore
     public var wallReads: WallReads
-    let walls: WallCache
     /// Seconds walls are cached in process and by clients (max-age).
     public var wallCacheSeconds: Int
     /// How long one SSE stream lasts before the screen reconnects (Last-Event-ID resumes it).
@@ -29,21 +34,23 @@ public struct AppDependencies: Sendable {
     public init(presence: PresenceStore, places: PlaceReads, privacy: PrivacyPolicy = .init(), readiness: ReadinessProbe,
                 clock: any WallClock = SystemClock(), limits: RequestLimits = .init(),
                 messagePolicy: MessagePolicy = .init(), messageLimiter: RateLimiter = RateLimiter(limit: 5, window: 600),
-                reportLimiter: RateLimiter = RateLimiter(limit: 20, window: 600), adminToken: String? = nil,
-                wallCacheSeconds: Int = 2) {
+                reportLimiter: RateLimiter = RateLimiter(limit: 20, window: 600), budgets: ClientBudgets = .init(),
+                adminToken: String? = nil, wallCacheSeconds: Int = 2) {
         self.presence = presence
         self.places = places
         self.privacy = privacy
-        self.messages = MessageStore(client: presence.client, keyer: presence.keyer,
-                                     presenceTTL: presence.policy.presenceTTL, logger: places.logger)
+        let messages = MessageStore(client: presence.client, keyer: presence.keyer,
+                                    presenceTTL: presence.policy.presenceTTL, logger: places.logger)
+        self.messages = messages
         self.messagePolicy = messagePolicy
-        self.messageLimiter = messageLimiter
-        self.reportLimiter = reportLimiter
+        self.checkIns = CheckInService(presence: presence, messages: messages, privacy: privacy, messagePolicy: messagePolicy,
+                                       messageLimiter: messageLimiter, reportLimiter: reportLimiter, budgets: budgets, clock: clock)
+        self.groups = GroupService(places: places, messages: messages, privacy: privacy)
         self.adminToken = adminToken
         self.venues = VenueStore(client: presence.client, logger: places.logger)
         self.wallReads = WallReads(client: presence.client, logger: places.logger)
         self.wallCacheSeconds = max(0, wallCacheSeconds)
-        self.walls = WallCache(reads: wallReads, period: .seconds(max(0, wallCacheSeconds)))
+        self.walls = WallService(reads: wallReads, privacy: privacy, cachePeriod: .seconds(max(0, wallCacheSeconds)))
         self.readiness = readiness
         self.clock = clock
         self.limits = limits

@@ -3,8 +3,8 @@ import Hummingbird
 import Logging
 
 /// The HTTP surface of Folla: every route, behind the problem and access-log middleware.
-public func buildRouter(_ deps: AppDependencies) -> Router<BasicRequestContext> {
-    let router = Router(context: BasicRequestContext.self)
+public func buildRouter(_ deps: AppDependencies) -> Router<FollaRequestContext> {
+    let router = Router(context: FollaRequestContext.self)
     router.add(middleware: AccessLogMiddleware())
     router.add(middleware: ProblemMiddleware())
     HealthRoutes(readiness: deps.readiness).register(on: router)

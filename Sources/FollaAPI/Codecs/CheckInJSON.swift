@@ -1,31 +1,32 @@
 import FollaCore
 import Foundation
 
-/// The JSON answer to a check-in (snake_case, ISO 8601 UTC), through the same writer and
-/// stats shape as the read side.
+/// The JSON answer to a check-in (snake_case, ISO 8601 UTC), written from the policy's
+/// `CheckInAnswer`: the acknowledgement always; the outcome and the exact place only at
+/// k = 1 (the original's answer), where they are present and not null.
 enum CheckInJSON {
-    /// A place smaller than k shows its grid cell, no breakdown and no distance to its anchor
-    /// (the device knows where it is: anchor distance would give the founder's spot away).
-    static func encode(_ r: CheckInResult, privacy: PrivacyPolicy) -> String {
-        let stats = r.place.stats
-        let small = privacy.isSmall(people: stats.people)
-        let anchor = small ? privacy.coarsen(r.place.anchor) : r.place.anchor
-        let visible = small ? nil : privacy.visibleStats(stats).map(StatsDTO.init)
+    static func encode(_ a: CheckInAnswer, privacy: PrivacyPolicy) -> String {
         var w = JSONWriter(capacity: 320)
         w.object { o in
-            o.member("checked_in_at") { $0.string(iso8601(r.at)) }
-            o.member("distance_m") { w in small ? w.null() : w.number((r.distanceToAnchor * 100).rounded() / 100) }
-            o.member("message_id") { w in if let id = r.messageID { w.integer(id) } else { w.null() } }
-            o.member("outcome") { $0.string(r.outcome.rawValue) }
-            o.member("place") { w in w.object { p in
-                p.member("coarsened") { $0.bool(small) }
-                p.member("id") { $0.integer(r.place.id) }
-                p.member("lat") { $0.number(anchor.latitude) }
-                p.member("lon") { $0.number(anchor.longitude) }
-                p.member("people") { $0.integer(stats.people) }
-                p.member("stats") { StatsJSON.write(visible, &$0) }
-            } }
-            o.member("previous_place_id") { w in if let id = r.previousPlaceID { w.integer(id) } else { w.null() } }
+            o.member("checked_in_at") { $0.string(iso8601(a.at)) }
+            o.member("counted") { $0.bool(a.counted) }
+            if let r = a.detail {
+                o.member("distance_m") { $0.number((r.distanceToAnchor * 100).rounded() / 100) }
+            }
+            o.member("message_id") { w in if let id = a.messageID { w.integer(id) } else { w.null() } }
+            if let r = a.detail {
+                let stats = privacy.stats(r.place.stats, mix: 0).map(StatsDTO.init)
+                o.member("outcome") { $0.string(r.outcome.rawValue) }
+                o.member("place") { w in w.object { p in
+                    p.member("coarsened") { $0.bool(false) }
+                    p.member("id") { $0.integer(r.place.id) }
+                    p.member("lat") { $0.number(r.place.anchor.latitude) }
+                    p.member("lon") { $0.number(r.place.anchor.longitude) }
+                    p.member("people") { $0.integer(r.place.stats.people) }
+                    p.member("stats") { StatsJSON.write(stats, &$0) }
+                } }
+                o.member("previous_place_id") { w in if let id = r.previousPlaceID { w.integer(id) } else { w.null() } }
+            }
         }
         return w.text
     }

@@ -32,9 +32,9 @@ struct StatsDTO {
     var male: Int
     var female: Int
 
-    init(_ s: PlaceStats) {
-        reported = s.reporters
-        avgAge = s.averageAge.map { ($0 * 10).rounded() / 10 }
+    init(_ s: PublishedStats) {
+        reported = s.reported
+        avgAge = s.averageAge
         male = s.male
         female = s.female
     }
@@ -42,7 +42,8 @@ struct StatsDTO {
 
 struct MessageDTO {
     var id: Int64
-    var placeId: Int64
+    /// nil for a small group's message (it names no place).
+    var placeId: Int64?
     var text: String
     var createdAt: Date
     init(_ m: Message) {
@@ -54,7 +55,8 @@ struct MessageDTO {
 }
 
 struct GroupDTO {
-    var id: Int64
+    /// nil for a cell of small groups.
+    var id: Int64?
     /// Degrees to 1e-7 (about a centimetre).
     var lat: Double
     var lon: Double

@@ -9,7 +9,9 @@ enum GroupsGeoJSON {
             o.member("features") { w in
                 w.raw("[")
                 var first = true
-                for g in doc.groups {
+                for (index, g) in doc.groups.enumerated() {
+                    // A cell of small groups has no id; its feature id lasts one answer.
+                    let fid = g.id.map { "group-\($0)" } ?? "cell-\(index)"
                     if !first { w.raw(",") }
                     first = false
                     w.object { f in
@@ -17,7 +19,7 @@ enum GroupsGeoJSON {
                             geo.member("coordinates") { w in w.array([g.lon, g.lat]) { w, d in w.number(d) } }
                             geo.member("type") { $0.string("Point") }
                         } }
-                        f.member("id") { $0.string("group-\(g.id)") }
+                        f.member("id") { $0.string(fid) }
                         f.member("properties") { GroupsJSON.write(g, &$0, includeHull: false) }
                         f.member("type") { $0.string("Feature") }
                     }
@@ -28,9 +30,9 @@ enum GroupsGeoJSON {
                                 geo.member("coordinates") { w in w.raw("["); GroupsJSON.ring(hull, &w); w.raw("]") }
                                 geo.member("type") { $0.string("Polygon") }
                             } }
-                            f.member("id") { $0.string("hull-\(g.id)") }
+                            f.member("id") { $0.string("hull-\(fid)") }
                             f.member("properties") { w in w.object { p in
-                                p.member("group_id") { $0.integer(g.id) }
+                                p.member("group_id") { $0.integer(orNull: g.id) }
                                 p.member("kind") { $0.string("hull") }
                             } }
                             f.member("type") { $0.string("Feature") }

@@ -39,7 +39,7 @@ enum GroupsJSON {
                     if let hull = g.hull { ring(hull, &w) } else { w.null() }
                 }
             }
-            o.member("id") { $0.integer(g.id) }
+            o.member("id") { $0.integer(orNull: g.id) }
             o.member("last_activity") { $0.date(g.lastActivity) }
             o.member("lat") { $0.number(g.lat) }
             o.member("lon") { $0.number(g.lon) }
@@ -48,7 +48,7 @@ enum GroupsJSON {
                 w.object { mo in
                     mo.member("created_at") { $0.date(m.createdAt) }
                     mo.member("id") { $0.integer(m.id) }
-                    mo.member("place_id") { $0.integer(m.placeId) }
+                    mo.member("place_id") { $0.integer(orNull: m.placeId) }
                     mo.member("text") { $0.string(m.text) }
                 }
             } }

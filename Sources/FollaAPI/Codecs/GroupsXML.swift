@@ -19,7 +19,7 @@ enum GroupsXML {
     }
 
     static func write(_ g: GroupDTO, into w: inout XMLWriter, namespace: Bool = false) {
-        w.open("group", (namespace ? [("xmlns:xsi", "http://www.w3.org/2001/XMLSchema-instance")] : []) + [("id", "\(g.id)")])
+        w.open("group", (namespace ? [("xmlns:xsi", "http://www.w3.org/2001/XMLSchema-instance")] : []) + (g.id.map { [("id", "\($0)")] } ?? []))
         w.element("lat", "\(g.lat)")
         w.element("lon", "\(g.lon)")
         w.element("coarsened", "\(g.coarsened)")
@@ -31,7 +31,7 @@ enum GroupsXML {
         w.element("message_count", "\(g.messageCount)")
         w.open("messages")
         for m in g.messages {
-            w.open("message", [("id", "\(m.id)"), ("place_id", "\(m.placeId)")])
+            w.open("message", [("id", "\(m.id)")] + (m.placeId.map { [("place_id", "\($0)")] } ?? []))
             w.element("text", m.text)
             w.element("created_at", iso8601(m.createdAt))
             w.close("message")

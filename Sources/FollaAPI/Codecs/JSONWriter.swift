@@ -15,6 +15,8 @@ struct JSONWriter {
     mutating func string(_ s: String) { text += jsonString(s) }
     mutating func number(_ d: Double) { text += d.isFinite ? "\(d)" : "null" }
     mutating func integer<I: BinaryInteger>(_ i: I) { text += "\(i)" }
+    /// An integer, or null.
+    mutating func integer(orNull i: Int64?) { if let i { integer(i) } else { null() } }
     mutating func bool(_ b: Bool) { text += b ? "true" : "false" }
     mutating func null() { text += "null" }
     mutating func date(_ d: Date) { text += "\"" + d.formatted(.iso8601) + "\"" }

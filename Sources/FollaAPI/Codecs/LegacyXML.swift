@@ -21,8 +21,9 @@ enum LegacyXML {
     /// coarsened one and its age/sex columns are NULL (so absent), as in the JSON API.
     static func places(_ groups: [Group]) -> String {
         table(groups.map { g in
-            [("id", "\(g.id)"), ("longitude", "\(g.position.longitude)"), ("latitude", "\(g.position.latitude)"),
-             ("num_people", "\(g.people)"), ("agesum", g.stats.map { "\($0.ageSum)" }),
+            // A cell of small groups has no place id: 0, which getMessage.php answers empty.
+            [("id", "\(g.id ?? 0)"), ("longitude", "\(g.position.longitude)"), ("latitude", "\(g.position.latitude)"),
+             ("num_people", "\(g.people)"), ("agesum", g.stats.map { s in "\(Int(((s.averageAge ?? 0) * Double(s.reported)).rounded()))" }),
              ("male_number", g.stats.map { "\($0.male)" }), ("female_number", g.stats.map { "\($0.female)" })]
         })
     }

@@ -1,4 +1,5 @@
 import FollaCore
+import FollaServices
 import Foundation
 import Hummingbird
 
@@ -31,6 +32,29 @@ public struct Problem: Error, Sendable {
 
     public static func malformed(_ detail: String) -> Problem {
         Problem(.badRequest, type: "malformed-body", title: "Malformed request body", detail: detail)
+    }
+
+    /// A presence rule or a network budget refused a well-formed write (nothing was written).
+    /// - Parameter field: the field to blame for an implausible movement.
+    public static func refused(_ refusal: CheckInRefusal, field: String = "lat") -> Problem {
+        switch refusal {
+        case .teleport:
+            return Problem(.unprocessableContent, type: "implausible-movement", title: "Check-in refused",
+                           detail: refusal.description, field: field)
+        case let .budget(_, retry):
+            var p = Problem(.tooManyRequests, type: "network-budget", title: "Too many new devices or messages from this network",
+                            detail: refusal.description)
+            p.headers[.retryAfter] = String(retry)
+            return p
+        }
+    }
+
+    /// A per-device rate limit (429 with Retry-After).
+    public static func rateLimited(_ r: RateLimited) -> Problem {
+        var p = Problem(.tooManyRequests, type: "rate-limited", title: "Too many \(r.what)",
+                        detail: "at most \(r.limit) \(r.what) per \(Int(r.window / 60)) minutes; retry in \(r.retryAfter) s")
+        p.headers[.retryAfter] = String(r.retryAfter)
+        return p
     }
 
     public static func notFound(_ detail: String) -> Problem {

@@ -1,4 +1,5 @@
 import FollaCore
+import FollaServices
 import Hummingbird
 import Logging
 
@@ -14,6 +15,10 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return problem.response()
         } catch let error as FieldError {
             return Problem.invalid(error).response()
+        } catch let refusal as CheckInRefusal {
+            return Problem.refused(refusal).response()
+        } catch let limited as RateLimited {
+            return Problem.rateLimited(limited).response()
         } catch let error as HTTPError {
             return Self.problem(for: error).response()
         } catch let error as any HTTPResponseError {
@@ -27,6 +32,7 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     static func problem(for error: HTTPError) -> Problem {
+        // (HTTP errors from Hummingbird itself: not found, body too large, wrong method.)
         switch error.status {
         case .notFound:
             return .notFound(error.body ?? "no such resource")

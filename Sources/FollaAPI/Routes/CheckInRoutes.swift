@@ -1,4 +1,5 @@
 import FollaCore
+import FollaServices
 import FollaStore
 import Hummingbird
 
@@ -6,7 +7,7 @@ import Hummingbird
 struct CheckInRoutes {
     let deps: AppDependencies
 
-    func register(on group: RouterGroup<BasicRequestContext>) {
+    func register(on group: RouterGroup<FollaRequestContext>) {
         group.post("checkins") { request, context in
             // Search parameters are checked before anything is written.
             let search = try request.queryFields()
@@ -14,38 +15,27 @@ struct CheckInRoutes {
             let include = try search.string("include")
             guard include == nil || include == "groups" else { throw FieldError("include", "must be groups") }
             var request = request
-            let fields = try await request.decodeFields(limit: deps.limits.maxBodyBytes)
-            let checkIn = try CheckInRequest(fields: fields)
-            if let message = checkIn.message {
-                try deps.messagePolicy.check(message)
-                try deps.limitMessages(checkIn.device, at: deps.clock.now())
-            }
+            let checkIn = try CheckInRequest(fields: try await request.decodeFields(limit: deps.limits.maxBodyBytes))
             var query = GroupQuery(centre: checkIn.position)
             try query.apply(search)
-            do {
-                let result = try await deps.presence.checkIn(checkIn, at: deps.clock.now())
-                var json = CheckInJSON.encode(result, privacy: deps.privacy)
-                if include == "groups" {
-                    // The check-in is committed: a failing search must not turn it into an
-                    // error (a retry would post the message twice). Answer it without groups.
-                    do {
-                        let groups = try await deps.groups(for: query)
-                        json = String(json.dropLast()) + ",\"groups\":" + GroupsJSON.groups(groups.map(GroupDTO.init)) + "}"
-                    } catch {
-                        context.logger.error("groups after a committed check-in failed", metadata: ["error": "\(error)"])
-                        json = String(json.dropLast()) + ",\"groups\":null}"
-                    }
+            let answer = try await deps.checkIns.checkIn(checkIn, network: context.clientNetwork)
+            var json = CheckInJSON.encode(answer, privacy: deps.privacy)
+            if include == "groups" {
+                // The check-in is committed: a failing search must not turn it into an
+                // error (a retry would post the message twice). Answer it without groups.
+                do {
+                    let groups = try await deps.groups.groups(for: query)
+                    json = String(json.dropLast()) + ",\"groups\":" + GroupsJSON.groups(groups.map(GroupDTO.init)) + "}"
+                } catch {
+                    context.logger.error("groups after a committed check-in failed", metadata: ["error": "\(error)"])
+                    json = String(json.dropLast()) + ",\"groups\":null}"
                 }
-                return JSONBody.response(.ok, json, cache: "no-store")
-            } catch let refusal as CheckInRefusal {
-                throw Problem(.unprocessableContent, type: "implausible-movement", title: "Check-in refused",
-                              detail: refusal.description, field: "lat")
             }
+            return JSONBody.response(.ok, json, cache: "no-store")
         }
 
         group.delete("devices/:device_id") { _, context in
-            let raw = try context.parameters.require("device_id")
-            let device = try DeviceID(raw)
+            let device = try DeviceID(try context.parameters.require("device_id"))
             guard try await deps.presence.checkOut(device, at: deps.clock.now()) else {
                 throw Problem.notFound("no such device is checked in")
             }

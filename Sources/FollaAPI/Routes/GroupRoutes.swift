@@ -1,5 +1,5 @@
 import FollaCore
-import FollaGeo
+import FollaServices
 import FollaStore
 import Foundation
 import Hummingbird
@@ -8,11 +8,11 @@ import Hummingbird
 struct GroupRoutes {
     let deps: AppDependencies
 
-    func register(on group: RouterGroup<BasicRequestContext>) {
+    func register(on group: RouterGroup<FollaRequestContext>) {
         group.get("groups") { request, _ in
             let format = try ResponseFormat.negotiate(request)
             let query = try GroupQuery(parameters: request.queryFields())
-            let groups = try await deps.groups(for: query)
+            let groups = try await deps.groups.groups(for: query)
             return try GroupsResponse.render(GroupsDocument(query: query, groups: groups), as: format)
         }
 
@@ -24,49 +24,20 @@ struct GroupRoutes {
                 throw Problem(.badRequest, type: "invalid-field", title: "Invalid request field",
                               detail: "place_id must be a positive integer", field: "place_id")
             }
-            guard let place = try await deps.places.place(id: id) else {
-                throw Problem.notFound("no live place \(id)")
-            }
-            // With the asker's position the distance is from there; without, from the place as
-            // readers may see it (its grid cell when small: from the real anchor, distance and
-            // bearing to the cell would give the anchor away).
-            let from: Coordinate
+            var from: Coordinate?
             if let lat = try fields.double("lat") {
                 from = try Coordinate(validatingLatitude: lat, longitude: fields.requiredDouble("lon"))
             } else if try fields.double("lon") != nil {
                 throw FieldError("lat", "is required with lon")
-            } else {
-                from = deps.privacy.isSmall(people: place.stats.people) ? deps.privacy.coarsen(place.anchor) : place.anchor
             }
-            var query = GroupQuery(centre: from)
-            query.radius = .greatestFiniteMagnitude  // the place was asked for by id: no radius
-            query.messages = 10
-            let assembled = try GroupAssembler(query: query, privacy: deps.privacy).assemble([place])
-            guard var detail = assembled.first else { throw Problem.notFound("no live place \(id)") }
-            detail.messages = try await deps.messages.page(place: place.id, before: nil, limit: 10)
-            var doc = GroupsDocument(query: query, groups: [detail])
+            // Unknown, empty and small places answer alike: a small group has no public id.
+            guard let (detail, centre) = try await deps.groups.place(id: id, from: from) else {
+                throw Problem.notFound("no public place \(id)")
+            }
+            var doc = GroupsDocument(query: GroupQuery(centre: centre), groups: [detail])
             doc.radiusM = 0
             return try GroupsResponse.render(doc, as: format, single: true)
         }
-    }
-}
-
-extension AppDependencies {
-    /// The live places around the query, assembled into groups, with their latest messages.
-    func groups(for query: GroupQuery) async throws -> [Group] {
-        let assembler = GroupAssembler(query: query, privacy: privacy)
-        let places = try await places.nearby(query.centre, radius: query.radius + assembler.searchMargin)
-        var groups = try assembler.assemble(places)
-        if query.messages > 0 {
-            // One query for every group: the newest N of each place, then the newest N per group.
-            let ids = groups.filter { $0.messageCount > 0 }.flatMap(\.memberPlaceIDs)
-            let perPlace = try await self.places.latestMessages(perPlace: query.messages, of: ids)
-            for i in groups.indices {
-                let merged = groups[i].memberPlaceIDs.flatMap { perPlace[$0] ?? [] }.sorted { $0.id > $1.id }
-                groups[i].messages = Array(merged.prefix(query.messages))
-            }
-        }
-        return groups
     }
 }
 

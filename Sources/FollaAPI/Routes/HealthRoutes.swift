@@ -5,7 +5,7 @@ import Hummingbird
 struct HealthRoutes {
     let readiness: ReadinessProbe
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<FollaRequestContext>) {
         router.get("healthz") { _, _ in
             JSONBody.response(.ok, "{\"status\":\"ok\"}", cache: "no-store")
         }

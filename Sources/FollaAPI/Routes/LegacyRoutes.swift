@@ -1,5 +1,5 @@
 import FollaCore
-import FollaGeo
+import FollaServices
 import Hummingbird
 
 /// The original iPhone app's PHP endpoints, so that it keeps working unchanged:
@@ -7,9 +7,9 @@ import Hummingbird
 struct LegacyRoutes {
     let deps: AppDependencies
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<FollaRequestContext>) {
         // udid, latitude, longitude, timestamp, sex, age, message, radius, min, max
-        router.post("sendData.php") { request, _ in
+        router.post("sendData.php") { request, context in
             var request = request
             let form = try await request.decodeFields(limit: deps.limits.maxBodyBytes)
             try form.rejectUnknown(allowed: ["udid", "latitude", "longitude", "timestamp", "sex", "age", "message", "radius", "min", "max"])
@@ -29,13 +29,13 @@ struct LegacyRoutes {
             }
             var query = GroupQuery(centre: checkIn.position)
             try query.apply(Fields(search))
+            // The same write path as /v1/checkins: every message rule and limit applies.
             do {
-                _ = try await deps.presence.checkIn(checkIn, at: deps.clock.now())
+                _ = try await deps.checkIns.checkIn(checkIn, network: context.clientNetwork)
             } catch let refusal as CheckInRefusal {
-                throw Problem(.unprocessableContent, type: "implausible-movement", title: "Check-in refused",
-                              detail: refusal.description, field: "latitude")
+                throw Problem.refused(refusal, field: "latitude")
             }
-            let groups = try await deps.groups(for: query)
+            let groups = try await deps.groups.groups(for: query)
             return Self.xml(LegacyXML.places(groups))
         }
 
@@ -45,7 +45,8 @@ struct LegacyRoutes {
             let form = try await request.decodeFields(limit: deps.limits.maxBodyBytes)
             try form.rejectUnknown(allowed: ["id"])
             guard let id = try form.integer("id", in: 1...Int(Int32.max)) else { throw FieldError("id", "is required") }
-            let messages = try await deps.messages.page(place: Int64(id), before: nil, limit: 10)
+            // A place with no public id (small, empty, unknown) has no messages to show here.
+            let messages = try await deps.groups.messages(place: Int64(id), before: nil, limit: 10) ?? []
             return Self.xml(LegacyXML.messages(messages))
         }
     }

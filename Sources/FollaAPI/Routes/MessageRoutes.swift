@@ -7,17 +7,14 @@ import Hummingbird
 struct MessageRoutes {
     let deps: AppDependencies
 
-    func register(on group: RouterGroup<BasicRequestContext>) {
-        group.post("messages") { request, _ in
+    func register(on group: RouterGroup<FollaRequestContext>) {
+        group.post("messages") { request, context in
             var request = request
             let fields = try await request.decodeFields(limit: deps.limits.maxBodyBytes)
             try fields.rejectUnknown(allowed: ["device_id", "text"])
             let device = try DeviceID(fields.requiredString("device_id"))
             let text = try MessageText(fields.requiredString("text"), field: "text")
-            try deps.messagePolicy.check(text, field: "text")
-            let now = deps.clock.now()
-            try deps.limitMessages(device, at: now)
-            guard let message = try await deps.messages.post(text, by: device, at: now) else {
+            guard let message = try await deps.checkIns.post(text, by: device, network: context.clientNetwork) else {
                 throw Problem(.conflict, type: "not-checked-in", title: "Not in a place",
                               detail: "this device is not in any place right now; check in first (messages go to the place where you are)")
             }
@@ -30,8 +27,9 @@ struct MessageRoutes {
             let place = try Self.id(context, "place_id")
             let limit = try fields.integer("limit", in: 1...100) ?? 20
             let before = try fields.integer("before", in: 1...Int.max).map(Int64.init)
-            guard try await deps.places.exists(place) else { throw Problem.notFound("no place \(place)") }
-            let page = try await deps.messages.page(place: place, before: before, limit: limit)
+            guard let page = try await deps.groups.messages(place: place, before: before, limit: limit) else {
+                throw Problem.notFound("no public place \(place)")
+            }
             return JSONBody.response(.ok, MessageJSON.page(page.map(MessageDTO.init), limit: limit), cache: "no-store")
         }
 
@@ -41,13 +39,14 @@ struct MessageRoutes {
             let fields = try await request.decodeFields(limit: deps.limits.maxBodyBytes)
             try fields.rejectUnknown(allowed: ["device_id"])
             let device = try DeviceID(fields.requiredString("device_id"))
-            let now = deps.clock.now()
-            try deps.limitReports(device, at: now)
-            switch try await deps.messages.report(id, by: device, threshold: deps.messagePolicy.reportThreshold, at: now) {
+            switch try await deps.checkIns.report(id, by: device) {
             case .unknown: throw Problem.notFound("no visible message \(id)")
             case .duplicate:
                 throw Problem(.conflict, type: "already-reported", title: "Already reported",
                               detail: "this device has already reported message \(id)")
+            case .untrusted:
+                throw Problem(.forbidden, type: "device-not-established", title: "Device too new to report",
+                              detail: "reports count only from devices that have checked in for a few minutes")
             case .reported: return JSONBody.response(.accepted, "{\"hidden\":false}", cache: "no-store")
             case .hidden: return JSONBody.response(.accepted, "{\"hidden\":true}", cache: "no-store")
             }
@@ -63,33 +62,12 @@ struct MessageRoutes {
         }
     }
 
-    static func id(_ context: BasicRequestContext, _ name: String) throws -> Int64 {
+    static func id(_ context: FollaRequestContext, _ name: String) throws -> Int64 {
         guard let id = Int64(try context.parameters.require(name)), id > 0 else {
             throw Problem(.badRequest, type: "invalid-field", title: "Invalid request field",
                           detail: "\(name) must be a positive integer", field: name)
         }
         return id
-    }
-}
-
-extension AppDependencies {
-    func limitMessages(_ device: DeviceID, at now: Date) throws(Problem) {
-        try Self.limit(messageLimiter, device, now, "messages")
-    }
-
-    func limitReports(_ device: DeviceID, at now: Date) throws(Problem) {
-        try Self.limit(reportLimiter, device, now, "reports")
-    }
-
-    private static func limit(_ limiter: RateLimiter, _ device: DeviceID, _ now: Date, _ what: String) throws(Problem) {
-        // The limiter sees a hash of the id, not the id.
-        let key = String(device.rawValue.hashValue)
-        if let wait = limiter.acquire(key, at: now) {
-            var p = Problem(.tooManyRequests, type: "rate-limited", title: "Too many \(what)",
-                            detail: "at most \(limiter.limit) \(what) per \(Int(limiter.window / 60)) minutes; retry in \(Int(wait.rounded(.up))) s")
-            p.headers[.retryAfter] = String(Int(wait.rounded(.up)))
-            throw p
-        }
     }
 }
 
@@ -104,7 +82,7 @@ enum MessageJSON {
         w.object { o in
             o.member("created_at") { $0.date(m.createdAt) }
             o.member("id") { $0.integer(m.id) }
-            o.member("place_id") { $0.integer(m.placeId) }
+            o.member("place_id") { $0.integer(orNull: m.placeId) }
             o.member("text") { $0.string(m.text) }
         }
     }

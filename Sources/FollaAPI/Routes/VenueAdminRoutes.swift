@@ -8,7 +8,7 @@ import Hummingbird
 struct VenueAdminRoutes {
     let deps: AppDependencies
 
-    func register(on group: RouterGroup<BasicRequestContext>) {
+    func register(on group: RouterGroup<FollaRequestContext>) {
         group.post("admin/venues") { request, _ in
             try AdminAuth(token: deps.adminToken).require(request)
             var request = request

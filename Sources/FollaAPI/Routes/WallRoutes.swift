@@ -1,5 +1,6 @@
 import Crypto
 import FollaCore
+import FollaServices
 import FollaStore
 import Foundation
 import Hummingbird
@@ -9,7 +10,7 @@ import Hummingbird
 struct WallRoutes {
     let deps: AppDependencies
 
-    func register(on group: RouterGroup<BasicRequestContext>) {
+    func register(on group: RouterGroup<FollaRequestContext>) {
         group.get("venues/:slug/wall") { request, context in
             let slug = try context.parameters.require("slug")
             let fields = try request.queryFields()
@@ -35,7 +36,7 @@ struct WallRoutes {
             guard (15.0...5000.0).contains(radius) else { throw FieldError("radius", "must be between 15 and 5000 metres") }
             // Rounded so that screens asking for nearly the same area share a cache entry.
             let snapped = Coordinate(latitude: (centre.latitude * 1e5).rounded() / 1e5, longitude: (centre.longitude * 1e5).rounded() / 1e5)
-            let data = try await deps.walls.data(for: .circle(snapped, radius: radius.rounded())) ?? WallData(name: nil, places: [], messages: [])
+            let data = try await deps.walls.data(for: .circle(snapped, radius: radius.rounded())) ?? WallData(name: nil, entries: [], messages: [])
             let id = "area:\(snapped.latitude),\(snapped.longitude),\(Int(radius.rounded()))"
             let wall = WallSnapshot(id: id, title: "Around \(snapped.latitude), \(snapped.longitude)", data: data, privacy: deps.privacy)
             return try render(wall.after(after(fields)), format, request, selfPath: "/v1/wall")

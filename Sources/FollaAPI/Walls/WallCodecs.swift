@@ -1,4 +1,5 @@
 import FollaCore
+import FollaServices
 import Foundation
 
 /// A wall in JSON, XML and Atom 1.0 (RFC 4287).
@@ -12,7 +13,7 @@ enum WallCodecs {
                     so.member("lat") { $0.number(GroupDTO.round(s.position.latitude, 1e7)) }
                     so.member("lon") { $0.number(GroupDTO.round(s.position.longitude, 1e7)) }
                     so.member("people") { $0.integer(s.people) }
-                    so.member("place_id") { $0.integer(s.placeID) }
+                    so.member("place_id") { $0.integer(orNull: s.placeID) }
                     so.member("stats") { StatsJSON.write(s.stats.map(StatsDTO.init), &$0) }
                 }
             } }
@@ -36,13 +37,13 @@ enum WallCodecs {
         GroupsXML.stats(w.stats.map(StatsDTO.init), into: &x)
         x.open("busiest")
         for s in w.busiest {
-            x.empty("spot", [("place_id", "\(s.placeID)"), ("people", "\(s.people)"), ("coarsened", "\(s.coarsened)"),
+            x.empty("spot", (s.placeID.map { [("place_id", "\($0)")] } ?? []) + [("people", "\(s.people)"), ("coarsened", "\(s.coarsened)"),
                              ("lat", "\(GroupDTO.round(s.position.latitude, 1e7))"), ("lon", "\(GroupDTO.round(s.position.longitude, 1e7))")])
         }
         x.close("busiest")
         x.open("messages")
         for m in w.messages {
-            x.open("message", [("id", "\(m.id)"), ("place_id", "\(m.placeID)")])
+            x.open("message", [("id", "\(m.id)")] + (m.placeID.map { [("place_id", "\($0)")] } ?? []))
             x.element("text", m.text)
             x.element("created_at", m.createdAt.formatted(.iso8601))
             x.close("message")

@@ -9,7 +9,7 @@ import Hummingbird
 struct WallPage {
     let deps: AppDependencies
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<FollaRequestContext>) {
         router.get("wall/:slug") { _, context in
             let slug = try context.parameters.require("slug")
             guard try await deps.venues.name(of: slug) != nil else { throw Problem.notFound("no venue \(slug)") }

@@ -1,4 +1,5 @@
 import FollaCore
+import FollaServices
 import FollaStore
 import Foundation
 import Hummingbird

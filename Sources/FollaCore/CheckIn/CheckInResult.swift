@@ -65,26 +65,38 @@ public struct CheckInResult: Hashable, Sendable {
     public var distanceToAnchor: Double
     public var messageID: Int64?
     public var at: Date
+    /// Whether the device counts (established) from this ping on.
+    public var established: Bool
 
-    public init(outcome: CheckInOutcome, place: PlaceSnapshot, previousPlaceID: Int64?, distanceToAnchor: Double, messageID: Int64?, at: Date) {
+    public init(outcome: CheckInOutcome, place: PlaceSnapshot, previousPlaceID: Int64?, distanceToAnchor: Double, messageID: Int64?, at: Date,
+                established: Bool = true) {
         self.outcome = outcome
         self.place = place
         self.previousPlaceID = previousPlaceID
         self.distanceToAnchor = distanceToAnchor
         self.messageID = messageID
         self.at = at
+        self.established = established
     }
 }
 
 /// Why a well-formed check-in was refused by a presence rule (as opposed to bad input).
 public enum CheckInRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     /// The implied speed since the previous ping exceeds `CheckInPolicy.maxSpeed`.
-    case teleport(speed: Double, limit: Double)
+    case teleport
+    /// The client network spent its budget of new device ids or of messages from devices
+    /// not yet established; retry after this many seconds.
+    case budget(kind: String, retryAfter: Int)
 
+    /// Says neither speed nor distance: with someone's device id, those would trilaterate them.
     public var description: String {
         switch self {
-        case let .teleport(speed, limit):
-            "moving at \(Int(speed.rounded())) m/s since the previous ping exceeds the limit of \(Int(limit)) m/s; position not updated"
+        case .teleport:
+            "the movement since the previous ping is not plausible; position not updated"
+        case let .budget(kind, retry):
+            kind == "device"
+                ? "too many new devices from this network; retry in \(retry) s"
+                : "too many messages from new devices on this network; retry in \(retry) s (devices that have been around for a few minutes are not limited by this)"
         }
     }
 }

@@ -1,27 +1,32 @@
 import struct Foundation.Date
 
-/// A group of people as answered to a reader: one place, or several merged by clustering.
+/// A group of people as answered to a reader: one published place or cell, or several
+/// merged by clustering. Built only from `PublishedPlace`s and `PublishedStats`.
 public struct Group: Sendable, Equatable {
-    /// The place id, or for a cluster the smallest member id.
-    public var id: Int64
-    /// Exact (people-weighted centroid for clusters) or coarsened by the privacy policy.
+    /// The place id, or for a cluster the smallest member id; nil for a cell of small
+    /// groups (and a cluster of cells only).
+    public var id: Int64?
+    /// As published (people-weighted centroid of published positions for clusters).
     public var position: Coordinate
     public var isCoarsened: Bool
     public var distance: Double
     public var bearing: Double
     public var people: Int
     /// nil when withheld by the privacy policy.
-    public var stats: PlaceStats?
+    public var stats: PublishedStats?
     public var lastActivity: Date
     public var messageCount: Int
     public var messages: [Message]
+    /// The published ids of the places in the group (none for cells).
     public var memberPlaceIDs: [Int64]
+    /// The places whose messages the group shows; never answered.
+    public var sources: [Int64]
     /// Closed ring, for clusters (nil for single places and for small groups).
     public var hull: [Coordinate]?
 
-    public init(id: Int64, position: Coordinate, isCoarsened: Bool, distance: Double, bearing: Double, people: Int,
-                stats: PlaceStats?, lastActivity: Date, messageCount: Int, messages: [Message], memberPlaceIDs: [Int64],
-                hull: [Coordinate]?) {
+    public init(id: Int64?, position: Coordinate, isCoarsened: Bool, distance: Double, bearing: Double, people: Int,
+                stats: PublishedStats?, lastActivity: Date, messageCount: Int, messages: [Message], memberPlaceIDs: [Int64],
+                sources: [Int64], hull: [Coordinate]?) {
         self.id = id
         self.position = position
         self.isCoarsened = isCoarsened
@@ -33,6 +38,7 @@ public struct Group: Sendable, Equatable {
         self.messageCount = messageCount
         self.messages = messages
         self.memberPlaceIDs = memberPlaceIDs
+        self.sources = sources
         self.hull = hull
     }
 }
@@ -40,11 +46,13 @@ public struct Group: Sendable, Equatable {
 /// An anonymous message as readers see it.
 public struct Message: Sendable, Equatable {
     public var id: Int64
-    public var placeID: Int64
+    /// nil where the place is not public (a small group's message shows only its cell).
+    public var placeID: Int64?
     public var text: String
+    /// To the minute.
     public var createdAt: Date
 
-    public init(id: Int64, placeID: Int64, text: String, createdAt: Date) {
+    public init(id: Int64, placeID: Int64?, text: String, createdAt: Date) {
         self.id = id
         self.placeID = placeID
         self.text = text
@@ -56,15 +64,19 @@ public struct Message: Sendable, Equatable {
 public struct LivePlace: Sendable, Equatable {
     public var id: Int64
     public var anchor: Coordinate
+    /// Established people and reporters only (`people` is what readers may count).
     public var stats: PlaceStats
     public var lastActivity: Date
     public var messageCount: Int
+    /// XOR of the random tags of the established reporters: keys the noise of their stats.
+    public var mix: UInt64
 
-    public init(id: Int64, anchor: Coordinate, stats: PlaceStats, lastActivity: Date, messageCount: Int) {
+    public init(id: Int64, anchor: Coordinate, stats: PlaceStats, lastActivity: Date, messageCount: Int, mix: UInt64 = 0) {
         self.id = id
         self.anchor = anchor
         self.stats = stats
         self.lastActivity = lastActivity
         self.messageCount = messageCount
+        self.mix = mix
     }
 }

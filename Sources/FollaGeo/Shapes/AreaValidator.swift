@@ -23,6 +23,20 @@ public enum AreaShapes {
         return nil
     }
 
+    /// For each point, whether the area inside `ring` covers it (boundary included), in a
+    /// local metric plane centred on the ring (venues are small: the plane is exact enough).
+    public static func covers(_ ring: [Coordinate], _ points: [Coordinate]) throws(GeoError) -> [Bool] {
+        guard let first = ring.first, !points.isEmpty else { return points.map { _ in false } }
+        let plane = try LocalProjection(centre: first)
+        let geos = GeometryContext()
+        var planar: [PlanarPoint] = []
+        for c in ring { planar.append(try plane.forward(c)) }
+        let polygon = try geos.polygon(planar)
+        var out: [Bool] = []
+        for p in points { out.append(polygon.covers(try geos.point(try plane.forward(p)))) }
+        return out
+    }
+
     /// A closed ring approximating the geodesic circle (counter-clockwise, `segments` sides).
     public static func circle(centre: Coordinate, radius: Double, segments: Int = 64) -> [Coordinate] {
         var ring = (0..<segments).map { i in

@@ -18,36 +18,44 @@ public struct MessageStore: Sendable {
         self.logger = logger
     }
 
-    /// Posts `text` where the device is now; nil when it is not in a live place.
-    public func post(_ text: MessageText, by device: DeviceID, at now: Date) async throws -> Message? {
+    /// Posts `text` where the device is now; nil when it is not in a live place. Throws
+    /// `CheckInRefusal.budget` when a device not yet established finds its network's budget
+    /// of fresh messages spent.
+    public func post(_ text: MessageText, by device: DeviceID, at now: Date, network: [UInt8]? = nil,
+                     budgets: ClientBudgets = .unlimited) async throws -> Message? {
         let key = ByteBuffer(bytes: keyer.key(for: device))
-        let rows = try await client.query("""
-            SELECT message_id, place_id FROM folla_post_message(\(key)::bytea, \(text.text)::text, \(now)::timestamptz,
-                                                                \(presenceTTL)::float8)
-            """, logger: logger)
-        for try await (id, place) in rows.decode((Int64?, Int64?).self) {
-            guard let id, let place else { return nil }
-            return Message(id: id, placeID: place, text: text.text, createdAt: now)
+        let net = network.map { ByteBuffer(bytes: $0) }
+        let rows = try await PresenceStore.refusingBudgets {
+            try await client.query("""
+                SELECT message_id, place_id FROM folla_post_message(\(key)::bytea, \(text.text)::text, \(now)::timestamptz,
+                    \(presenceTTL)::float8, \(net)::bytea, \(budgets.freshMessages)::integer, \(budgets.window)::float8)
+                """, logger: logger).collect()
         }
-        return nil
+        guard let row = rows.first else { return nil }
+        let (id, place) = try row.decode((Int64?, Int64?).self)
+        guard let id, let place else { return nil }
+        return Message(id: id, placeID: place, text: text.text, createdAt: Date(timeIntervalSince1970: (now.timeIntervalSince1970 / 60).rounded(.down) * 60))
     }
 
-    public enum ReportOutcome: String, Sendable { case unknown, duplicate, reported, hidden }
+    public enum ReportOutcome: String, Sendable { case unknown, duplicate, reported, hidden, untrusted }
 
-    public func report(_ messageID: Int64, by device: DeviceID, threshold: Int, at now: Date) async throws -> ReportOutcome {
+    /// - Parameter requireEstablished: count the report only from an established device
+    ///   (`untrusted` otherwise), so that invented ids cannot hide messages.
+    public func report(_ messageID: Int64, by device: DeviceID, threshold: Int, at now: Date,
+                       requireEstablished: Bool = false) async throws -> ReportOutcome {
         let key = ByteBuffer(bytes: keyer.key(for: device, scope: "report:\(messageID)"))
-        let rows = try await client.query(
-            "SELECT folla_report_message(\(messageID), \(key)::bytea, \(threshold)::integer, \(now)::timestamptz)", logger: logger)
-        for try await outcome in rows.decode(String.self) { return ReportOutcome(rawValue: outcome) ?? .unknown }
-        return .unknown
+        let deviceKey = requireEstablished ? ByteBuffer(bytes: keyer.key(for: device)) : nil
+        let rows = try await client.query("""
+            SELECT folla_report_message(\(messageID), \(key)::bytea, \(threshold)::integer, \(now)::timestamptz, \(deviceKey)::bytea)
+            """, logger: logger).collect()
+        guard let row = rows.first else { return .unknown }
+        return ReportOutcome(rawValue: try row.decode(String.self)) ?? .unknown
     }
 
     /// Admin hide/unhide; false when the message does not exist.
     public func setHidden(_ messageID: Int64, _ hidden: Bool) async throws -> Bool {
-        let rows = try await client.query(
-            "UPDATE message SET hidden = \(hidden) WHERE id = \(messageID) RETURNING id", logger: logger)
-        for try await _ in rows.decode(Int64.self) { return true }
-        return false
+        try await !client.query(
+            "UPDATE message SET hidden = \(hidden) WHERE id = \(messageID) RETURNING id", logger: logger).collect().isEmpty
     }
 
     /// A place's visible messages, newest first, strictly older than `before` when given.

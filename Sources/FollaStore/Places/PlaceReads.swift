@@ -19,36 +19,35 @@ public struct PlaceReads: Sendable {
     /// The SQL of `nearby`, exposed so tests can EXPLAIN it.
     public static func nearbySQL(lat: Double, lon: Double, radius: Double) -> PostgresQuery {
         """
-        SELECT p.id, ST_Y(p.anchor::geometry), ST_X(p.anchor::geometry), p.people, p.reporters, p.age_sum,
-               p.male, p.female, p.last_activity,
-               (SELECT count(*) FROM message m WHERE m.place_id = p.id AND NOT m.hidden)::integer
+        SELECT \(unescaped: columns)
         FROM place p
-        WHERE p.people > 0
+        WHERE p.counted > 0
           AND ST_DWithin(p.anchor, ST_SetSRID(ST_MakePoint(\(lon)::float8, \(lat)::float8), 4326)::geography, \(radius)::float8)
         """
     }
+
+    /// The columns `decodePlaces` reads: established people only, and the reporters' mix.
+    static let columns = """
+        p.id, ST_Y(p.anchor::geometry) AS lat, ST_X(p.anchor::geometry) AS lon, p.counted AS people, p.reporters,
+        p.age_sum, p.male, p.female, p.last_activity, p.mix,
+        (SELECT count(*) FROM message m WHERE m.place_id = p.id AND NOT m.hidden)::integer AS messages
+        """
 
     /// Live places whose anchor is within `radius` metres (geodesic) of `centre`.
     public func nearby(_ centre: Coordinate, radius: Double) async throws -> [LivePlace] {
         try await decodePlaces(client.query(Self.nearbySQL(lat: centre.latitude, lon: centre.longitude, radius: radius), logger: logger))
     }
 
-    /// A live place, or nil when unknown or empty.
+    /// A place with established people in it, or nil.
     public func place(id: Int64) async throws -> LivePlace? {
         try await decodePlaces(client.query("""
-            SELECT p.id, ST_Y(p.anchor::geometry), ST_X(p.anchor::geometry), p.people, p.reporters, p.age_sum,
-                   p.male, p.female, p.last_activity,
-                   (SELECT count(*) FROM message m WHERE m.place_id = p.id AND NOT m.hidden)::integer
-            FROM place p WHERE p.id = \(id) AND p.people > 0
+            SELECT \(unescaped: Self.columns) FROM place p WHERE p.id = \(id) AND p.counted > 0
             """, logger: logger)).first
     }
 
     /// Whether the place exists at all (live or empty).
     public func exists(_ id: Int64) async throws -> Bool {
-        for try await _ in try await client.query("SELECT 1 FROM place WHERE id = \(id)", logger: logger).decode(Int.self) {
-            return true
-        }
-        return false
+        try await !client.query("SELECT 1 FROM place WHERE id = \(id)", logger: logger).collect().isEmpty
     }
 
     /// The newest `perPlace` visible messages of each place, in one query (newest first).
@@ -71,14 +70,20 @@ public struct PlaceReads: Sendable {
 
     private func decodePlaces(_ rows: PostgresRowSequence) async throws -> [LivePlace] {
         var out: [LivePlace] = []
-        for try await (id, lat, lon, people, reporters, ageSum, male, female, last, messages) in rows.decode(
-            (Int64, Double, Double, Int, Int, Int, Int, Int, Date, Int).self)
-        {
-            out.append(LivePlace(
-                id: id, anchor: Coordinate(latitude: lat, longitude: lon),
-                stats: PlaceStats(people: people, reporters: reporters, ageSum: ageSum, male: male, female: female),
-                lastActivity: last, messageCount: messages))
-        }
+        for try await row in rows { out.append(try Self.place(row)) }
         return out
+    }
+
+    /// A row of `columns`, by column name.
+    static func place(_ row: PostgresRow) throws -> LivePlace {
+        let c = row.makeRandomAccess()
+        return LivePlace(
+            id: try c["id"].decode(Int64.self),
+            anchor: Coordinate(latitude: try c["lat"].decode(Double.self), longitude: try c["lon"].decode(Double.self)),
+            stats: PlaceStats(people: try c["people"].decode(Int.self), reporters: try c["reporters"].decode(Int.self),
+                              ageSum: try c["age_sum"].decode(Int.self), male: try c["male"].decode(Int.self),
+                              female: try c["female"].decode(Int.self)),
+            lastActivity: try c["last_activity"].decode(Date.self), messageCount: try c["messages"].decode(Int.self),
+            mix: UInt64(bitPattern: try c["mix"].decode(Int64.self)))
     }
 }

@@ -24,6 +24,19 @@ public struct DeviceKeyer: Sendable {
         Array(HMAC<SHA256>.authenticationCode(for: Data((scope + "\u{0}" + device.rawValue).utf8), using: SymmetricKey(data: secret)))
     }
 
+    /// The key of a client network (an address prefix): budgets are kept per network without
+    /// ever storing an address.
+    public func networkKey(_ prefix: String) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: Data(("network\u{0}" + prefix).utf8), using: SymmetricKey(data: secret)))
+    }
+
+    /// The key of the stats noise (see `PrivacyPolicy.noiseKey`), derived from the secret so
+    /// that a database dump alone cannot reproduce the noise.
+    public var noiseKey: UInt64 {
+        HMAC<SHA256>.authenticationCode(for: Data("stats-noise".utf8), using: SymmetricKey(data: secret))
+            .withUnsafeBytes { $0.prefix(8).reduce(0) { $0 << 8 | UInt64($1) } }
+    }
+
     /// A fresh random secret (256 bits, hex).
     public static func generateSecret() -> String {
         SymmetricKey(size: .bits256).withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() }

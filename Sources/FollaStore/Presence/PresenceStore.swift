@@ -20,35 +20,58 @@ public struct PresenceStore: Sendable {
         self.logger = logger
     }
 
-    /// Records a ping. Throws `CheckInRefusal` (state unchanged) when a presence rule refuses it.
-    public func checkIn(_ request: CheckInRequest, at now: Date) async throws -> CheckInResult {
+    /// Records a ping. Throws `CheckInRefusal` (state unchanged) when a presence rule or the
+    /// client network's budget refuses it.
+    ///
+    /// - Parameters:
+    ///   - request: the validated ping.
+    ///   - now: the application's clock.
+    ///   - network: the client network's key (`DeviceKeyer.networkKey`), nil when unknown.
+    ///   - establishment: when the device starts to count.
+    ///   - budgets: what one network may spend per window.
+    public func checkIn(_ request: CheckInRequest, at now: Date, network: [UInt8]? = nil,
+                        establishment: Establishment = .immediate, budgets: ClientBudgets = .unlimited) async throws -> CheckInResult {
         let key = ByteBuffer(bytes: keyer.key(for: request.device))
-        let rows = try await client.query("""
+        let net = network.map { ByteBuffer(bytes: $0) }
+        let query: PostgresQuery = """
             SELECT outcome, place_id, anchor_lat, anchor_lon, people, reporters, age_sum, male, female,
-                   previous_place_id, distance_m, message_id, speed_mps
+                   previous_place_id, distance_m, message_id, established
             FROM folla_check_in(\(key)::bytea, \(request.position.latitude)::float8, \(request.position.longitude)::float8,
                                 \(request.demographics?.age)::integer, \(request.demographics?.sex.rawValue)::integer,
                                 \(request.message?.text)::text, \(now)::timestamptz, \(policy.joinRadius)::float8,
-                                \(policy.maxSpeed)::float8)
-            """, logger: logger)
-        for try await row in rows {
-            let (outcome, placeID, lat, lon, people, reporters, ageSum, male, female, previous, distance, messageID, speed)
-                = try row.decode(
-                    (String, Int64?, Double?, Double?, Int?, Int?, Int?, Int?, Int?, Int64?, Double?, Int64?, Double?).self)
-            if outcome == "refused" {
-                throw CheckInRefusal.teleport(speed: speed ?? .infinity, limit: policy.maxSpeed)
-            }
-            guard let kind = CheckInOutcome(rawValue: outcome), let placeID, let lat, let lon else {
-                throw StoreError.unexpected("folla_check_in returned outcome \(outcome)")
-            }
-            let stats = PlaceStats(people: people ?? 0, reporters: reporters ?? 0, ageSum: ageSum ?? 0,
-                                   male: male ?? 0, female: female ?? 0)
-            return CheckInResult(
-                outcome: kind, place: PlaceSnapshot(id: placeID, anchor: Coordinate(latitude: lat, longitude: lon), stats: stats),
-                previousPlaceID: previous == placeID ? nil : previous, distanceToAnchor: distance ?? 0,
-                messageID: messageID, at: now)
+                                \(policy.maxSpeed)::float8, \(net)::bytea, \(establishment.after)::float8,
+                                \(establishment.pings)::integer, \(budgets.newDevices)::integer,
+                                \(budgets.freshMessages)::integer, \(budgets.window)::float8)
+            """
+        // Every row is read before answering: the statement has then run to completion.
+        let rows = try await Self.refusingBudgets { try await client.query(query, logger: logger).collect() }
+        guard let row = rows.first else { throw StoreError.unexpected("folla_check_in returned no row") }
+        let c = row.makeRandomAccess()
+        let outcome = try c["outcome"].decode(String.self)
+        if outcome == "refused" { throw CheckInRefusal.teleport }
+        guard let kind = CheckInOutcome(rawValue: outcome), let placeID = try c["place_id"].decode(Int64?.self),
+              let lat = try c["anchor_lat"].decode(Double?.self), let lon = try c["anchor_lon"].decode(Double?.self)
+        else { throw StoreError.unexpected("folla_check_in returned outcome \(outcome)") }
+        let stats = PlaceStats(people: try c["people"].decode(Int?.self) ?? 0, reporters: try c["reporters"].decode(Int?.self) ?? 0,
+                               ageSum: try c["age_sum"].decode(Int?.self) ?? 0, male: try c["male"].decode(Int?.self) ?? 0,
+                               female: try c["female"].decode(Int?.self) ?? 0)
+        let previous = try c["previous_place_id"].decode(Int64?.self)
+        return CheckInResult(
+            outcome: kind, place: PlaceSnapshot(id: placeID, anchor: Coordinate(latitude: lat, longitude: lon), stats: stats),
+            previousPlaceID: previous == placeID ? nil : previous, distanceToAnchor: try c["distance_m"].decode(Double?.self) ?? 0,
+            messageID: try c["message_id"].decode(Int64?.self), at: now, established: try c["established"].decode(Bool?.self) ?? false)
+    }
+
+    /// Turns the SQL functions' budget refusal (SQLSTATE FL429, seconds to wait in DETAIL)
+    /// into `CheckInRefusal.budget`.
+    static func refusingBudgets<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "FL429" {
+            let kind = (error.serverInfo?[.message] ?? "").hasPrefix("device") ? "device" : "message"
+            let retry = Int(error.serverInfo?[.detail] ?? "") ?? 60
+            throw CheckInRefusal.budget(kind: kind, retryAfter: max(1, retry))
         }
-        throw StoreError.unexpected("folla_check_in returned no row")
     }
 
     /// Checks a device out at once and erases it. Returns false when the device was unknown.
@@ -64,6 +87,15 @@ public struct PresenceStore: Sendable {
     @discardableResult
     public func expire(at now: Date, batchSize: Int = 1000) async throws -> Int {
         try await drain(batchSize) { "SELECT folla_expire(\(now)::timestamptz, \(policy.presenceTTL)::float8, \($0)::integer)" }
+    }
+
+    /// Deletes messages past `messageRetention`, emptied places nothing points to, and spent
+    /// budget windows; returns how many rows went.
+    @discardableResult
+    public func retire(at now: Date, messageRetention: TimeInterval, budgetWindow: TimeInterval, batchSize: Int = 1000) async throws -> Int {
+        try await drain(batchSize) {
+            "SELECT folla_retire(\(now)::timestamptz, \(messageRetention)::float8, \(budgetWindow)::float8, \($0)::integer)"
+        }
     }
 
     /// Erases devices gone for longer than the retention period; returns how many.

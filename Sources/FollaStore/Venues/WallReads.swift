@@ -4,8 +4,13 @@ import Logging
 import PostgresNIO
 import Synchronization
 
-/// What a wall shows, read in one statement per poll: the live places inside the area
-/// (for counts, stats and the busiest spots) and the newest visible messages there.
+/// What a wall is made of: the live places that may show inside an area, then the newest
+/// messages of the places the privacy policy placed inside it.
+///
+/// Places are selected by their *published* position, which only the policy knows: so the
+/// store hands out every place whose anchor lies within `margin` of the area (the furthest
+/// a published position can be from its anchor), and the caller keeps those it publishes
+/// inside. Selecting by the real anchor would let a radius or area edge find it.
 public struct WallReads: Sendable {
     public let client: PostgresClient
     let logger: Logger
@@ -22,77 +27,63 @@ public struct WallReads: Sendable {
         case circle(Coordinate, radius: Double)
     }
 
-    /// nil when the venue does not exist.
-    public func read(_ area: Area, messages limit: Int) async throws -> WallData? {
+    /// The candidates of an area; nil when the venue does not exist.
+    /// - Parameters:
+    ///   - area: a venue by slug, or a circle.
+    ///   - margin: metres around the area to look for anchors.
+    public func candidates(_ area: Area, margin: Double) async throws -> WallCandidates? {
         queries.increment()
-        // One statement per poll; only how the area picks its places differs.
-        let head: PostgresQuery
         switch area {
-        case .venue(let slug):
-            head = """
-                WITH v AS (SELECT name, area FROM venue WHERE slug = \(slug)),
-                     p AS (SELECT pl.* FROM place pl, v WHERE pl.people > 0 AND ST_Covers(v.area, pl.anchor)),
-                """
         case let .circle(c, radius):
-            head = """
-                WITH v AS (SELECT NULL::text AS name),
-                     p AS (SELECT pl.* FROM place pl WHERE pl.people > 0
-                           AND ST_DWithin(pl.anchor, ST_SetSRID(ST_MakePoint(\(c.longitude)::float8, \(c.latitude)::float8), 4326)::geography, \(radius)::float8)),
-                """
+            let places = try await places("""
+                SELECT \(unescaped: PlaceReads.columns) FROM place p WHERE p.counted > 0
+                  AND ST_DWithin(p.anchor, ST_SetSRID(ST_MakePoint(\(c.longitude)::float8, \(c.latitude)::float8), 4326)::geography,
+                                 \(radius + margin)::float8)
+                """)
+            return WallCandidates(name: nil, ring: nil, places: places)
+        case .venue(let slug):
+            let rows = try await client.query("""
+                SELECT name, (SELECT array_agg(ST_Y((dp).geom) ORDER BY (dp).path) FROM ST_DumpPoints(ST_ExteriorRing(area::geometry)) dp),
+                       (SELECT array_agg(ST_X((dp).geom) ORDER BY (dp).path) FROM ST_DumpPoints(ST_ExteriorRing(area::geometry)) dp)
+                FROM venue WHERE slug = \(slug)
+                """, logger: logger).collect()
+            guard let row = rows.first else { return nil }
+            let (name, lats, lons) = try row.decode((String, [Double], [Double]).self)
+            let places = try await places("""
+                SELECT \(unescaped: PlaceReads.columns) FROM place p, venue v WHERE v.slug = \(slug) AND p.counted > 0
+                  AND ST_DWithin(v.area, p.anchor, \(margin)::float8)
+                """)
+            return WallCandidates(name: name, ring: zip(lats, lons).map { Coordinate(latitude: $0, longitude: $1) }, places: places)
         }
-        var query = head
-        // `limit` is an Int of ours, so inlining it is safe; the area's values stay bound.
-        query.sql += """
-                 m AS (SELECT m.id, m.place_id, m.body, m.created_at FROM message m JOIN p ON p.id = m.place_id
-                       WHERE NOT m.hidden ORDER BY m.id DESC LIMIT \(Int(limit)))
-            SELECT 'v', (SELECT name FROM v), NULL::bigint, NULL::float8, NULL::float8, NULL::integer, NULL::integer,
-                   NULL::integer, NULL::integer, NULL::integer, NULL::timestamptz, NULL::text
-            UNION ALL
-            SELECT 'p', NULL, id, ST_Y(anchor::geometry), ST_X(anchor::geometry), people, reporters, age_sum, male, female,
-                   last_activity, NULL FROM p
-            UNION ALL
-            SELECT 'm', NULL, id, NULL, NULL, NULL, NULL, NULL, NULL, place_id::integer, created_at, body FROM m
-            """
-        let rows = try await client.query(query, logger: logger)
-        if case .venue = area { return try await Self.decode(rows) }
-        return try await Self.decode(rows, requireVenue: false)
     }
 
-    static func decode(_ rows: PostgresRowSequence, requireVenue: Bool = true) async throws -> WallData? {
-        var name: String?
-        var places: [LivePlace] = []
-        var messages: [Message] = []
-        for try await row in rows {
-            let (kind, n, id, lat, lon, people, reporters, ageSum, male, female, at, body) = try row.decode(
-                (String, String?, Int64?, Double?, Double?, Int?, Int?, Int?, Int?, Int?, Date?, String?).self)
-            switch kind {
-            case "v": name = n
-            case "p":
-                places.append(LivePlace(
-                    id: id ?? 0, anchor: Coordinate(latitude: lat ?? 0, longitude: lon ?? 0),
-                    stats: PlaceStats(people: people ?? 0, reporters: reporters ?? 0, ageSum: ageSum ?? 0, male: male ?? 0, female: female ?? 0),
-                    lastActivity: at ?? .distantPast, messageCount: 0))
-            default:
-                messages.append(Message(id: id ?? 0, placeID: Int64(female ?? 0), text: body ?? "", createdAt: at ?? .distantPast))
-            }
+    /// The newest `limit` visible messages of these places, newest first.
+    public func messages(of placeIDs: [Int64], limit: Int) async throws -> [Message] {
+        guard !placeIDs.isEmpty, limit > 0 else { return [] }
+        var out: [Message] = []
+        let rows = try await client.query("""
+            SELECT id, place_id, body, created_at FROM message
+            WHERE place_id = ANY(\(placeIDs)::bigint[]) AND NOT hidden ORDER BY id DESC LIMIT \(limit)
+            """, logger: logger)
+        for try await (id, place, body, at) in rows.decode((Int64, Int64, String, Date).self) {
+            out.append(Message(id: id, placeID: place, text: body, createdAt: at))
         }
-        if requireVenue && name == nil { return nil }
-        return WallData(name: name, places: places, messages: messages)
+        return out
+    }
+
+    private func places(_ query: PostgresQuery) async throws -> [LivePlace] {
+        var out: [LivePlace] = []
+        for try await row in try await client.query(query, logger: logger) { out.append(try PlaceReads.place(row)) }
+        return out
     }
 }
 
-/// The raw material of a wall, before privacy and formatting.
-public struct WallData: Sendable, Equatable {
+/// The raw material of a wall, before privacy: candidate places and the area's shape.
+public struct WallCandidates: Sendable {
     public var name: String?
+    /// The venue's exterior ring; nil for a circle.
+    public var ring: [Coordinate]?
     public var places: [LivePlace]
-    /// Newest first.
-    public var messages: [Message]
-
-    public init(name: String?, places: [LivePlace], messages: [Message]) {
-        self.name = name
-        self.places = places
-        self.messages = messages
-    }
 }
 
 /// A thread-safe counter.

@@ -14,13 +14,11 @@ actor WallCache {
 
     private var entries: [WallReads.Area: Entry] = [:]
     private let period: Duration
-    private let reads: WallReads
-    private let messages: Int
+    private let load: @Sendable (WallReads.Area) async throws -> WallData?
 
-    init(reads: WallReads, period: Duration, messages: Int = 50) {
-        self.reads = reads
+    init(period: Duration, load: @escaping @Sendable (WallReads.Area) async throws -> WallData?) {
         self.period = period
-        self.messages = messages
+        self.load = load
     }
 
     func data(for area: WallReads.Area) async throws -> WallData? {
@@ -28,8 +26,8 @@ actor WallCache {
         if let entry = entries[area], entry.expires > now {
             return try await entry.task.value
         }
-        let reads = self.reads, limit = self.messages
-        let task = Task { try await reads.read(area, messages: limit) }
+        let load = self.load
+        let task = Task { try await load(area) }
         entries[area] = Entry(expires: now.advanced(by: period), task: task)
         if entries.count > 10_000 { entries = entries.filter { $0.value.expires > now } }
         do {

@@ -1,0 +1,110 @@
+import Foundation
+
+/// The one visibility policy: every public answer (groups, places, walls, messages, the
+/// check-in answer, the legacy endpoints, every format) is built from what this type
+/// decides, and from nothing else.
+///
+/// The attacker it is built against: one client (one address or a handful), no admin token,
+/// any number of invented device ids, thousands of requests an hour, every public endpoint.
+/// What it protects: where a person in a group smaller than `k` stands (no finer than the
+/// ~100 m cell), anyone's age and sex, the link between a message and its device, the link
+/// between two positions of one person. See the README's privacy section for the figures.
+///
+/// `k = 1` is the original system's behaviour (exact anchors, exact stats, everyone counted
+/// at once, a check-in answer that names the place): unsafe, for compatibility only.
+public struct PrivacyPolicy: Sendable, Equatable {
+    /// Groups with fewer established people than this are shown only as counts per cell.
+    public var k: Int
+    /// The cell of small groups, metres (north–south; east–west follows the latitude).
+    public var gridMetres: Double
+    /// Published positions of groups of `k` or more snap to a grid this fine, so they are
+    /// never one person's exact position.
+    public var fineGridMetres: Double
+    /// Who counts: devices seen for long enough.
+    public var establishment: Establishment
+    /// Keys the noise of published stats (with the contributors' own mix); from the server secret.
+    public var noiseKey: UInt64
+    /// Laplace scale of the noise on the men and women counts (one person changes one by 1).
+    public var sexNoiseScale: Double = 1
+    /// Laplace scale of the noise on the sum of ages, years.
+    public var ageNoiseScale: Double = 25
+
+    public init(k: Int = 3, gridMetres: Double = 100, fineGridMetres: Double = 10,
+                establishment: Establishment = .standard, noiseKey: UInt64 = 0) {
+        self.k = max(1, k)
+        self.gridMetres = gridMetres
+        self.fineGridMetres = fineGridMetres
+        self.establishment = self.k == 1 ? .immediate : establishment
+        self.noiseKey = noiseKey
+    }
+
+    /// The original system's behaviour: nothing withheld. Unsafe.
+    public var isOriginal: Bool { k == 1 }
+
+    /// Whether a group of `people` established people is shown only as a count in its cell.
+    public func isSmall(people: Int) -> Bool { people < k }
+
+    /// The centre of the ~100 m cell holding `c`: where small groups are shown.
+    public func coarsen(_ c: Coordinate) -> Coordinate { Self.snap(c, metres: gridMetres) }
+
+    /// Where a group of `k` or more is shown: its anchor on the fine grid (exact at k = 1).
+    public func refine(_ c: Coordinate) -> Coordinate { isOriginal ? c : Self.snap(c, metres: fineGridMetres) }
+
+    /// The centre of the grid cell of side `metres` holding `c`. Cells are `metres` tall;
+    /// their width in degrees of longitude follows the cell row's latitude, so they stay
+    /// near-square and the snapping depends on nothing but the point itself: every call
+    /// gives the same cell, so averaging answers converges on the cell, never on the people.
+    public static func snap(_ c: Coordinate, metres: Double) -> Coordinate {
+        let metresPerDegree = 111_320.0
+        let latStep = metres / metresPerDegree
+        let row = (c.latitude / latStep).rounded(.down)
+        let lat = min(90, max(-90, (row + 0.5) * latStep))
+        let cosine = max(cos(lat * .pi / 180), 1e-6)
+        let lonStep = min(360, metres / (metresPerDegree * cosine))
+        let column = ((c.longitude + 180) / lonStep).rounded(.down)
+        var lon = (column + 0.5) * lonStep - 180
+        if lon > 180 { lon -= 360 }
+        return Coordinate(latitude: lat, longitude: lon)
+    }
+
+    /// Times a reader sees (activity, messages) go to the minute: finer times would join
+    /// answers to pings.
+    public func coarsen(_ date: Date) -> Date {
+        isOriginal ? date : Date(timeIntervalSince1970: (date.timeIntervalSince1970 / 60).rounded(.down) * 60)
+    }
+}
+
+/// When a device starts to count: seen on at least `pings` accepted pings over at least
+/// `after` seconds. Invented ids cost that much time each, and new ids are budgeted per
+/// client network (`ClientBudgets`), so fakes cannot make k cheap.
+public struct Establishment: Sendable, Equatable {
+    public var after: Double
+    public var pings: Int
+
+    public init(after: Double, pings: Int) {
+        self.after = max(0, after)
+        self.pings = max(1, pings)
+    }
+
+    /// Five minutes and three pings.
+    public static let standard = Establishment(after: 300, pings: 3)
+    /// Everyone counts from the first ping (k = 1).
+    public static let immediate = Establishment(after: 0, pings: 1)
+}
+
+/// What one client network may spend per window: new device ids, and messages from devices
+/// not yet established. 0 = unlimited. Networks are IPv4 /24 and IPv6 /48 prefixes, keyed
+/// with the server secret (the address itself is never stored).
+public struct ClientBudgets: Sendable, Equatable {
+    public var newDevices: Int
+    public var freshMessages: Int
+    public var window: Double
+
+    public init(newDevices: Int = 30, freshMessages: Int = 10, window: Double = 600) {
+        self.newDevices = max(0, newDevices)
+        self.freshMessages = max(0, freshMessages)
+        self.window = window
+    }
+
+    public static let unlimited = ClientBudgets(newDevices: 0, freshMessages: 0)
+}

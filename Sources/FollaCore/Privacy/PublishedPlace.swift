@@ -1,0 +1,53 @@
+import struct Foundation.Date
+
+/// A place, or the small places of one cell together, as readers may see it: the output of
+/// `PrivacyPolicy.publish`, and the only input of every public read (groups, walls, maps).
+public struct PublishedPlace: Sendable, Equatable {
+    /// The place id; nil for the cell entry of small groups, which has no identity that
+    /// lasts across reads (so nobody can be followed from spot to spot).
+    public var id: Int64?
+    /// The cell centre for small groups; the anchor on the fine grid otherwise.
+    public var position: Coordinate
+    /// True for a cell entry of groups smaller than k.
+    public var isCell: Bool
+    /// Established people.
+    public var people: Int
+    /// To the minute.
+    public var lastActivity: Date
+    public var messageCount: Int
+    /// The places behind this entry, to fetch its messages. Never answered for a cell.
+    public var sources: [Int64]
+    /// The raw breakdown and contributor mix, readable only through `PrivacyPolicy.stats(of:)`.
+    let raw: PlaceStats?
+    let mix: UInt64
+
+    init(id: Int64?, position: Coordinate, isCell: Bool, people: Int, lastActivity: Date, messageCount: Int,
+         sources: [Int64], raw: PlaceStats?, mix: UInt64) {
+        self.id = id
+        self.position = position
+        self.isCell = isCell
+        self.people = people
+        self.lastActivity = lastActivity
+        self.messageCount = messageCount
+        self.sources = sources
+        self.raw = raw
+        self.mix = mix
+    }
+}
+
+/// The age and sex breakdown as published: only from at least k established reporters, and
+/// (unless k = 1) with noise keyed to the exact set of reporters (see `PrivacyPolicy.stats(of:)`).
+public struct PublishedStats: Sendable, Equatable {
+    public var reported: Int
+    /// Whole years (0.1 at k = 1); nil when nobody reported.
+    public var averageAge: Double?
+    public var male: Int
+    public var female: Int
+
+    public init(reported: Int, averageAge: Double?, male: Int, female: Int) {
+        self.reported = reported
+        self.averageAge = averageAge
+        self.male = male
+        self.female = female
+    }
+}

@@ -1,0 +1,91 @@
+import FollaCore
+import FollaStore
+import Foundation
+
+/// The one write path of people: check-ins (from `/v1/checkins` and the legacy
+/// `sendData.php`), messages and reports. Every rule a write must pass (message text rules,
+/// blocked words, rate limits, the budgets of client networks, establishment) is applied
+/// here, so no entry point can skip one; and the check-in's answer is decided here, by the
+/// privacy policy, for every entry point.
+public struct CheckInService: Sendable {
+    public let presence: PresenceStore
+    public let messages: MessageStore
+    public let privacy: PrivacyPolicy
+    public let messagePolicy: MessagePolicy
+    public let messageLimiter: RateLimiter
+    public let reportLimiter: RateLimiter
+    public let budgets: ClientBudgets
+    public let clock: any WallClock
+
+    public init(presence: PresenceStore, messages: MessageStore, privacy: PrivacyPolicy, messagePolicy: MessagePolicy,
+                messageLimiter: RateLimiter, reportLimiter: RateLimiter, budgets: ClientBudgets, clock: any WallClock) {
+        self.presence = presence
+        self.messages = messages
+        self.privacy = privacy
+        self.messagePolicy = messagePolicy
+        self.messageLimiter = messageLimiter
+        self.reportLimiter = reportLimiter
+        self.budgets = budgets
+        self.clock = clock
+    }
+
+    /// Records a ping and answers what the policy lets the device know.
+    /// - Parameters:
+    ///   - request: the validated ping.
+    ///   - network: the client's network prefix (`ClientNetwork`), nil when unknown.
+    /// - Throws: `FieldError` (a blocked word), `RateLimited`, `CheckInRefusal`.
+    public func checkIn(_ request: CheckInRequest, network: String?) async throws -> CheckInAnswer {
+        let now = clock.now()
+        if let message = request.message {
+            try messagePolicy.check(message)
+            try messageLimiter.limit(request.device, at: now, what: "messages")
+        }
+        let result = try await presence.checkIn(
+            request, at: now, network: network.map(presence.keyer.networkKey), establishment: privacy.establishment,
+            budgets: budgets)
+        return privacy.answer(for: result)
+    }
+
+    /// Posts a message where the device is now; nil when it is in no place.
+    /// - Parameters:
+    ///   - text: the validated text (`field` names it in errors).
+    ///   - device: who posts; never stored with the message.
+    ///   - network: the client's network prefix.
+    public func post(_ text: MessageText, field: String = "text", by device: DeviceID, network: String?) async throws -> Message? {
+        let now = clock.now()
+        try messagePolicy.check(text, field: field)
+        try messageLimiter.limit(device, at: now, what: "messages")
+        guard let posted = try await messages.post(text, by: device, at: now, network: network.map(presence.keyer.networkKey),
+                                                   budgets: budgets)
+        else { return nil }
+        // The poster learns its place's id only when the place is public anyway.
+        return privacy.isOriginal ? posted : privacy.messages([posted], naming: []).first
+    }
+
+    /// Reports a message for moderation; only established devices count toward the threshold.
+    public func report(_ messageID: Int64, by device: DeviceID) async throws -> MessageStore.ReportOutcome {
+        let now = clock.now()
+        try reportLimiter.limit(device, at: now, what: "reports")
+        return try await messages.report(messageID, by: device, threshold: messagePolicy.reportThreshold, at: now,
+                                         requireEstablished: !privacy.isOriginal)
+    }
+}
+
+/// A per-device rate limit was reached.
+public struct RateLimited: Error, Sendable {
+    public var what: String
+    public var limit: Int
+    public var window: TimeInterval
+    /// Whole seconds until the next attempt can succeed.
+    public var retryAfter: Int
+}
+
+extension RateLimiter {
+    /// Records one event for the device, or throws `RateLimited`. The limiter sees a hash of
+    /// the id, not the id.
+    func limit(_ device: DeviceID, at now: Date, what: String) throws(RateLimited) {
+        if let wait = acquire(String(device.rawValue.hashValue), at: now) {
+            throw RateLimited(what: what, limit: limit, window: window, retryAfter: Int(wait.rounded(.up)))
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import FollaCore
+import FollaGeo
+import FollaStore
+import Foundation
+
+/// The groups read side: "where are the groups of people around me", one place by id, a
+/// place's messages. Every answer is built from the privacy policy's published places.
+public struct GroupService: Sendable {
+    public let places: PlaceReads
+    public let messages: MessageStore
+    public let privacy: PrivacyPolicy
+
+    public init(places: PlaceReads, messages: MessageStore, privacy: PrivacyPolicy) {
+        self.places = places
+        self.messages = messages
+        self.privacy = privacy
+    }
+
+    /// The groups around the query's centre, with their latest messages when asked.
+    public func groups(for query: GroupQuery) async throws -> [Group] {
+        let assembler = GroupAssembler(query: query, privacy: privacy)
+        let live = try await places.nearby(query.centre, radius: query.radius + assembler.searchMargin)
+        var groups = try assembler.assemble(live)
+        if query.messages > 0 {
+            // One query for every group: the newest N of each place, then the newest N per group.
+            let ids = groups.filter { $0.messageCount > 0 }.flatMap(\.sources)
+            let perPlace = try await places.latestMessages(perPlace: query.messages, of: ids)
+            for i in groups.indices {
+                let merged = groups[i].sources.flatMap { perPlace[$0] ?? [] }.sorted { $0.id > $1.id }
+                groups[i].messages = privacy.messages(Array(merged.prefix(query.messages)), naming: Set(groups[i].memberPlaceIDs))
+            }
+        }
+        return groups
+    }
+
+    /// One published place with its last 10 messages, or nil (unknown, empty, or smaller
+    /// than k: a small group has no public id).
+    /// - Parameter from: the asker's position; without it, distances are from the place as published.
+    public func place(id: Int64, from: Coordinate?) async throws -> (group: Group, centre: Coordinate)? {
+        guard let place = try await places.place(id: id), privacy.isPublished(place) else { return nil }
+        let centre = from ?? privacy.refine(place.anchor)
+        var query = GroupQuery(centre: centre)
+        query.radius = .greatestFiniteMagnitude  // asked for by id: no radius
+        guard var detail = try GroupAssembler(query: query, privacy: privacy).assemble([place]).first else { return nil }
+        detail.messages = privacy.messages(try await messages.page(place: id, before: nil, limit: 10), naming: [id])
+        return (detail, centre)
+    }
+
+    /// A published place's visible messages, newest first; nil when the place has no public
+    /// id (at k = 1, the original: any place that exists, live or not).
+    public func messages(place id: Int64, before: Int64?, limit: Int) async throws -> [Message]? {
+        if privacy.isOriginal {
+            guard try await places.exists(id) else { return nil }
+        } else {
+            guard let place = try await places.place(id: id), privacy.isPublished(place) else { return nil }
+        }
+        return privacy.messages(try await messages.page(place: id, before: before, limit: limit), naming: [id])
+    }
+}

@@ -1,0 +1,42 @@
+import FollaCore
+import FollaGeo
+import FollaStore
+import Foundation
+
+/// Walls by venue or by area, under the same policy as every read: places are selected by
+/// their published position (a cell centre for small groups), never by the real anchor.
+public struct WallService: Sendable {
+    public let reads: WallReads
+    public let privacy: PrivacyPolicy
+    /// Newest messages a wall shows.
+    public var messageLimit = 50
+    private let cache: WallCache
+
+    /// - Parameter cachePeriod: how long one read serves every screen polling the same area.
+    public init(reads: WallReads, privacy: PrivacyPolicy, cachePeriod: Duration) {
+        self.reads = reads
+        self.privacy = privacy
+        let limit = messageLimit
+        cache = WallCache(period: cachePeriod) { area in try await Self.load(area, reads: reads, privacy: privacy, limit: limit) }
+    }
+
+    /// The wall's data, from the micro-cache; nil when the venue does not exist.
+    public func data(for area: WallReads.Area) async throws -> WallData? {
+        try await cache.data(for: area)
+    }
+
+    static func load(_ area: WallReads.Area, reads: WallReads, privacy: PrivacyPolicy, limit: Int) async throws -> WallData? {
+        let margin = privacy.isOriginal ? 0 : privacy.gridMetres
+        guard let found = try await reads.candidates(area, margin: margin) else { return nil }
+        var entries = privacy.publish(found.places)
+        switch area {
+        case let .circle(centre, radius):
+            entries = entries.filter { Geodesic.wgs84.distance(from: centre, to: $0.position) <= radius }
+        case .venue:
+            let inside = try AreaShapes.covers(found.ring ?? [], entries.map(\.position))
+            entries = zip(entries, inside).filter(\.1).map(\.0)
+        }
+        let messages = try await reads.messages(of: entries.flatMap(\.sources), limit: limit)
+        return WallData(name: found.name, entries: entries, messages: privacy.messages(messages, naming: Set(entries.compactMap(\.id))))
+    }
+}
