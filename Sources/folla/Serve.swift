@@ -45,9 +45,6 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "New device ids one client network (IPv4 /24, IPv6 /48) may create per 10 minutes (default 30; 0 = unlimited). Env: FOLLA_NEW_DEVICES_PER_NETWORK")
     var newDevicesPerNetwork: Int?
 
-    @Option(help: "Messages devices not yet established may post per network per 10 minutes (default 10; 0 = unlimited). Env: FOLLA_FRESH_MESSAGES_PER_NETWORK")
-    var freshMessagesPerNetwork: Int?
-
     @Option(help: "Seconds between expiry sweeps (default 5). Env: FOLLA_SWEEP_INTERVAL")
     var sweepInterval: Double?
 
@@ -85,8 +82,7 @@ struct Serve: AsyncParsableCommand {
             after: try nonNegative(establishAfter ?? env("FOLLA_ESTABLISH_AFTER").flatMap(Double.init) ?? Establishment.standard.after, "establish-after"),
             pings: Int(try positive(Double(establishPings ?? env("FOLLA_ESTABLISH_PINGS").flatMap(Int.init) ?? Establishment.standard.pings), "establish-pings")))
         let budgets = ClientBudgets(
-            newDevices: Int(try nonNegative(Double(newDevicesPerNetwork ?? env("FOLLA_NEW_DEVICES_PER_NETWORK").flatMap(Int.init) ?? 30), "new-devices-per-network")),
-            freshMessages: Int(try nonNegative(Double(freshMessagesPerNetwork ?? env("FOLLA_FRESH_MESSAGES_PER_NETWORK").flatMap(Int.init) ?? 10), "fresh-messages-per-network")))
+            newDevices: Int(try nonNegative(Double(newDevicesPerNetwork ?? env("FOLLA_NEW_DEVICES_PER_NETWORK").flatMap(Int.init) ?? 30), "new-devices-per-network")))
         let k = try resolvedMinGroupSize()
         let sweepEvery = try positive(sweepInterval ?? env("FOLLA_SWEEP_INTERVAL").flatMap(Double.init) ?? 5, "sweep-interval")
         let bindHost = host ?? env("FOLLA_HOST") ?? "127.0.0.1"

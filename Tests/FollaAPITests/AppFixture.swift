@@ -18,7 +18,7 @@ struct AppFixture: Sendable {
     static func run(
         _ setup: TestingSetup = .router, k: Int = 1, messageRate: Int = 1000,
         messagePolicy: MessagePolicy = MessagePolicy(reportThreshold: 3, blockedWords: ["spam", "truffa"]),
-        wallCacheSeconds: Int = 0, _ body: @Sendable @escaping (AppFixture) async throws -> Void
+        wallCacheSeconds: Int = 0, budgets: ClientBudgets = .init(), _ body: @Sendable @escaping (AppFixture) async throws -> Void
     ) async throws {
         try await TestCluster.withDatabase { db, _ in
             let clock = ManualClock()
@@ -26,9 +26,9 @@ struct AppFixture: Sendable {
             var configured = AppDependencies(
                 presence: presence,
                 places: PlaceReads(client: db, logger: TestCluster.logger),
-                privacy: PrivacyPolicy(k: k),
+                privacy: PrivacyPolicy(k: k, noiseKey: 0x5EED),
                 readiness: ReadinessProbe(client: db, migrator: try Migrator.bundled(), logger: TestCluster.logger),
-                clock: clock, messagePolicy: messagePolicy, messageLimiter: RateLimiter(limit: messageRate, window: 600),
+                clock: clock, messagePolicy: messagePolicy, messageLimiter: RateLimiter(limit: messageRate, window: 600), budgets: budgets,
                 adminToken: adminToken, wallCacheSeconds: wallCacheSeconds)
             configured.wallStreamDuration = .milliseconds(1500)
             configured.wallStreamInterval = .milliseconds(100)

@@ -23,7 +23,7 @@ extension AppFixture {
             for i in 0..<people {
                 var body = #"{"device_id":"\#(String(format: "%040x", n + i))","lat":\#(spot.latitude),"lon":\#(spot.longitude)"#
                 if let age { body += #","age":\#(age + i),"sex":"\#(i % 2 == 0 ? "male" : "female")""# }
-                if let message, i == 0, round == 0 { body += #","message":"\#(message)""# }
+                if let message, i == 0, round == rule.pings - 1 { body += #","message":"\#(message)""# }
                 let r = try await post("/v1/checkins", body + "}")
                 #expect(r.status == .ok)
             }

@@ -6,72 +6,138 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
-/// The ways a snooper could pin down a group smaller than k, each shut.
+/// The adversarial suite, part 1: trying to *locate* a person in a group smaller than k, as
+/// issue 9's attacker would (one client, invented device ids, every public endpoint), against
+/// the real server on a real PostGIS at the default k = 3. Each attack is played and its
+/// bound asserted: nothing finer than the ~100 m cell.
 @Suite struct PrivacyAttackTests {
-    func groups(_ f: AppFixture, _ query: String) async throws -> [[String: Any]] {
-        try f.json(try await f.get("/v1/groups?lat=\(centre.latitude)&lon=\(centre.longitude)&" + query))["groups"] as? [[String: Any]] ?? []
+    /// The lone person the attacker is after, established (they have been around for minutes).
+    static let victim = at(37, 83)
+
+    func groups(_ f: AppFixture, around c: Coordinate = centre, _ query: String = "radius=1000") async throws -> [[String: Any]] {
+        try f.json(try await f.get("/v1/groups?lat=\(c.latitude)&lon=\(c.longitude)&" + query))["groups"] as? [[String: Any]] ?? []
     }
 
-    /// The check-in answer does not give away the founder's spot or the breakdown.
-    @Test func checkInAnswerIsCoarsenedForSmallPlaces() async throws {
+    func position(_ g: [String: Any]) -> Coordinate {
+        Coordinate(latitude: g["lat"] as? Double ?? 0, longitude: g["lon"] as? Double ?? 0)
+    }
+
+    func checkIn(_ f: AppFixture, _ id: Int, _ c: Coordinate, extra: String = "", query: String = "") async throws -> TestResponse {
+        try await f.post("/v1/checkins" + query, #"{"device_id":"\#(dev(id))","lat":\#(c.latitude),"lon":\#(c.longitude)\#(extra)}"#)
+    }
+
+    /// A fresh probe checking in on the victim's exact spot and one 60 m away gets the same
+    /// answer, field for field (but the time): no outcome, no place id, no count.
+    @Test func checkInAnswerIsNoProximityOracle() async throws {
         try await AppFixture.run(k: 3) { f in
-            _ = try await f.post("/v1/checkins", #"{"device_id":"\#(dev(1))","lat":\#(centre.latitude),"lon":\#(centre.longitude),"age":33,"sex":"female"}"#)
-            let probe = at(45, 6)
-            let r = try f.json(try await f.post("/v1/checkins", #"{"device_id":"\#(dev(2))","lat":\#(probe.latitude),"lon":\#(probe.longitude)}"#))
-            let place = try #require(r["place"] as? [String: Any])
-            #expect(r["outcome"] as? String == "joined")
-            #expect(place["coarsened"] as? Bool == true && place["stats"] is NSNull && r["distance_m"] is NSNull)
-            let shown = Coordinate(latitude: place["lat"] as? Double ?? 0, longitude: place["lon"] as? Double ?? 0)
-            #expect(Geodesic.wgs84.distance(from: shown, to: centre) > 1)
-            // The third person makes the place big enough: now exact.
-            let third = try f.json(try await f.post("/v1/checkins", #"{"device_id":"\#(dev(3))","lat":\#(probe.latitude),"lon":\#(probe.longitude)}"#))
-            #expect((third["place"] as? [String: Any])?["coarsened"] as? Bool == false)
-            #expect((third["place"] as? [String: Any])?["lat"] as? Double == centre.latitude)
+            try await f.crowd(Self.victim, people: 1, startingAt: 1, age: 30)
+            var answers: [[String: Any]] = []
+            for (probe, spot) in [(900, Self.victim), (901, at(90, 60, from: Self.victim))] {
+                var a = try f.json(try await checkIn(f, probe, spot))
+                a["checked_in_at"] = nil
+                answers.append(a)
+            }
+            let bytes = try answers.map { try JSONSerialization.data(withJSONObject: $0, options: .sortedKeys) }
+            #expect(bytes[0] == bytes[1], "\(answers)")
+            #expect(answers[0]["outcome"] == nil && answers[0]["place"] == nil && answers[0]["distance_m"] == nil)
+            // With include=groups the answer's groups are the public read, nothing more.
+            let joined = try f.json(try await checkIn(f, 902, Self.victim, query: "?include=groups&radius=500"))
+            let inline = try #require(joined["groups"] as? [[String: Any]])
+            let public_ = try await groups(f, around: Self.victim, "radius=500")
+            #expect(try JSONSerialization.data(withJSONObject: inline, options: .sortedKeys)
+                    == JSONSerialization.data(withJSONObject: public_, options: .sortedKeys))
         }
     }
 
-    /// Moving the radius across the real distance changes nothing: inclusion follows the cell.
-    @Test func radiusProbingFindsOnlyTheCell() async throws {
+    /// Invented ids next to a lone person do not make a group of k: they do not count until
+    /// established (minutes of pings), so the victim stays a count of 1 in a cell.
+    @Test func freshFakesDoNotLiftK() async throws {
         try await AppFixture.run(k: 3) { f in
-            let spot = at(72, 150)
-            try await f.crowd(spot, people: 2, startingAt: 0)
-            let wide = try await groups(f, "radius=1000")
-            let coarseDistance = try #require(wide.first?["distance_m"] as? Double)
-            try #require(abs(coarseDistance - 150) > 1, "the cell centre happens to be 150 m away; pick another spot")
-            for r in [149.7, 150.3] {
+            try await f.crowd(Self.victim, people: 1, startingAt: 1, age: 30)
+            for round in 0..<3 {
+                for fake in 900..<905 { #expect(try await checkIn(f, fake, Self.victim).status == .ok) }
+                f.clock.advance(by: 60 * Double(round + 1))
+            }
+            let all = try await groups(f)
+            #expect(all.count == 1)
+            let g = try #require(all.first)
+            #expect(g["people"] as? Int == 1 && g["coarsened"] as? Bool == true && g["stats"] is NSNull)
+            #expect(Geodesic.wgs84.distance(from: position(g), to: Self.victim) > 1)
+        }
+    }
+
+    /// Radius probing on the groups and the area wall, and area edges on a venue wall, find
+    /// the cell, never the anchor: inclusion flips at the cell centre's distance.
+    @Test func radiusAndAreaEdgesFindOnlyTheCell() async throws {
+        try await AppFixture.run(k: 3) { f in
+            try await f.crowd(Self.victim, people: 1, startingAt: 1)
+            let cell = position(try #require(try await groups(f).first))
+            let anchorDistance = Geodesic.wgs84.distance(from: centre, to: Self.victim)
+            let cellDistance = Geodesic.wgs84.distance(from: centre, to: cell)
+            try #require(abs(anchorDistance - cellDistance) > 4, "pick a victim whose cell centre is further from its anchor")
+            for r in [min(anchorDistance, cellDistance) + 1, max(anchorDistance, cellDistance) - 1] {
+                let shown = cellDistance <= r
                 let found = try await groups(f, "radius=\(r)")
-                #expect(found.isEmpty == (coarseDistance > r), "radius \(r), cell at \(coarseDistance) m")
+                #expect(found.isEmpty != shown, "groups radius \(r): cell at \(cellDistance) m, anchor at \(anchorDistance) m")
+                let wall = try f.json(try await f.get("/v1/wall?lat=\(centre.latitude)&lon=\(centre.longitude)&radius=\(r)"))
+                #expect((wall["people"] as? Int ?? -1) == (shown ? 1 : 0), "wall radius \(r)")
             }
+            // A venue drawn tightly around the anchor, away from the cell centre, shows no one.
+            let corners = [(0.0, 6.0), (90.0, 6.0), (180.0, 6.0), (270.0, 6.0), (0.0, 6.0)].map { b, m -> String in
+                let c = at(b, m, from: Self.victim)
+                return "[\(c.longitude),\(c.latitude)]"
+            }
+            #expect(Geodesic.wgs84.distance(from: cell, to: Self.victim) > 8)
+            let made = try await f.adminJSON(.post, "/v1/admin/venues",
+                #"{"slug":"trap","name":"Trap","area":{"type":"Polygon","coordinates":[[\#(corners.joined(separator: ","))]]}}"#)
+            #expect(made.status == .created)
+            let trap = try f.json(try await f.get("/v1/venues/trap/wall"))
+            #expect(trap["people"] as? Int == 0)
         }
     }
 
-    /// A small place merged into a big cluster adds people but not its breakdown, and the
-    /// hull and centroid use only its cell.
-    @Test func clustersDoNotRevealSmallMembers() async throws {
+    /// A place that empties forgets where it was, even after a check-out; its id and its
+    /// messages are no longer public; a probe on the spot founds a new place.
+    @Test func emptiedPlacesForgetTheirAnchor() async throws {
         try await AppFixture.run(k: 3) { f in
-            let big = at(0, 60), small = at(0, 75)
-            try await f.crowd(big, people: 4, startingAt: 0, age: 20)
-            try await f.crowd(small, people: 1, startingAt: 10, age: 70)
-            let alone = try await groups(f, "radius=500")
-            let bigStats = try #require(alone.first { $0["people"] as? Int == 4 }?["stats"] as? [String: Any])
-            let merged = try await groups(f, "radius=500&cluster=200")
-            let cluster = try #require(merged.first { $0["people"] as? Int == 5 })
-            let stats = try #require(cluster["stats"] as? [String: Any])
-            #expect(stats["reported"] as? Int == bigStats["reported"] as? Int)
-            #expect(stats["avg_age"] as? Double == bigStats["avg_age"] as? Double)
-            let hull = try #require(cluster["hull"] as? [[Double]])
-            for v in hull {
-                #expect(Geodesic.wgs84.distance(from: Coordinate(latitude: v[1], longitude: v[0]), to: small) > 1)
-            }
+            let id = try await f.crowd(Self.victim, people: 1, startingAt: 1, message: "ciao")
+            #expect(try await f.client.execute(uri: "/v1/devices/\(dev(1))", method: .delete).status == .noContent)
+            let rows = try await f.db.query("SELECT anchor IS NULL FROM place WHERE id = \(Int64(id))", logger: TestCluster.logger).collect()
+            #expect(try rows.first?.decode(Bool.self) == true)
+            #expect(try await f.get("/v1/places/\(id)/messages").status == .notFound)
+            _ = try await checkIn(f, 900, Self.victim)
+            #expect(try await f.placeID(near: Self.victim) != id)
         }
     }
 
-    @Test func placeDetailWithoutAPositionGivesNoDistanceToTheAnchor() async throws {
+    /// A small place's id gives nothing: no detail, no messages (v1 or legacy).
+    @Test func smallPlacesAreNotReadableByID() async throws {
         try await AppFixture.run(k: 3) { f in
-            let id = try await f.crowd(at(10, 40), people: 1, startingAt: 0)
-            let d = try f.json(try await f.get("/v1/places/\(id)"))
-            #expect(d["coarsened"] as? Bool == true)
-            #expect(d["distance_m"] as? Double == 0)
+            let id = try await f.crowd(Self.victim, people: 2, startingAt: 1, message: "ci sono")
+            #expect(try await f.get("/v1/places/\(id)").status == .notFound)
+            #expect(try await f.get("/v1/places/\(id)/messages").status == .notFound)
+            let legacy = try await f.post("/getMessage.php", "id=\(id)", contentType: "application/x-www-form-urlencoded")
+            #expect(!String(buffer: legacy.body).contains("ci sono"))
+            // The legacy search shows the pair at their cell, with no place id.
+            let near = try await f.post("/sendData.php",
+                "udid=\(dev(900))&latitude=\(centre.latitude)&longitude=\(centre.longitude)&radius=1000",
+                contentType: "application/x-www-form-urlencoded")
+            let xml = String(buffer: near.body)
+            #expect(xml.contains("<num_people>2</num_people>") && xml.contains("<id>0</id>") && !xml.contains("<id>\(id)</id>"), "\(xml)")
+        }
+    }
+
+    /// A refused movement says neither speed nor distance (with someone's device id, three
+    /// refusals fired right after their ping would trilaterate them).
+    @Test func refusalsSayNoSpeedOrDistance() async throws {
+        try await AppFixture.run(k: 3) { f in
+            _ = try await checkIn(f, 1, Self.victim)
+            for (b, m) in [(0.0, 20_000.0), (120.0, 35_000.0), (240.0, 50_000.0)] {
+                let r = try await checkIn(f, 1, at(b, m, from: Self.victim))
+                #expect(r.status == .unprocessableContent)
+                let text = try #require(try f.json(r)["detail"] as? String)
+                #expect(!text.contains("m/s") && !text.contains(where: \.isNumber), "\(text)")
+            }
         }
     }
 }

@@ -41,11 +41,14 @@ public struct Problem: Error, Sendable {
         case .teleport:
             return Problem(.unprocessableContent, type: "implausible-movement", title: "Check-in refused",
                            detail: refusal.description, field: field)
-        case let .budget(_, retry):
-            var p = Problem(.tooManyRequests, type: "network-budget", title: "Too many new devices or messages from this network",
+        case let .budget(retry):
+            var p = Problem(.tooManyRequests, type: "network-budget", title: "Too many new devices from this network",
                             detail: refusal.description)
             p.headers[.retryAfter] = String(retry)
             return p
+        case .notEstablished:
+            return Problem(.forbidden, type: "device-not-established", title: "Device too new",
+                           detail: refusal.description)
         }
     }
 

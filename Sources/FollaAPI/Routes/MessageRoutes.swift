@@ -8,13 +8,13 @@ struct MessageRoutes {
     let deps: AppDependencies
 
     func register(on group: RouterGroup<FollaRequestContext>) {
-        group.post("messages") { request, context in
+        group.post("messages") { request, _ in
             var request = request
             let fields = try await request.decodeFields(limit: deps.limits.maxBodyBytes)
             try fields.rejectUnknown(allowed: ["device_id", "text"])
             let device = try DeviceID(fields.requiredString("device_id"))
             let text = try MessageText(fields.requiredString("text"), field: "text")
-            guard let message = try await deps.checkIns.post(text, by: device, network: context.clientNetwork) else {
+            guard let message = try await deps.checkIns.post(text, by: device) else {
                 throw Problem(.conflict, type: "not-checked-in", title: "Not in a place",
                               detail: "this device is not in any place right now; check in first (messages go to the place where you are)")
             }

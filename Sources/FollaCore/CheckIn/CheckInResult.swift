@@ -84,19 +84,20 @@ public struct CheckInResult: Hashable, Sendable {
 public enum CheckInRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     /// The implied speed since the previous ping exceeds `CheckInPolicy.maxSpeed`.
     case teleport
-    /// The client network spent its budget of new device ids or of messages from devices
-    /// not yet established; retry after this many seconds.
-    case budget(kind: String, retryAfter: Int)
+    /// The client network spent its budget of new device ids; retry after this many seconds.
+    case budget(retryAfter: Int)
+    /// A message from a device that does not count yet (seen for too short a time).
+    case notEstablished
 
     /// Says neither speed nor distance: with someone's device id, those would trilaterate them.
     public var description: String {
         switch self {
         case .teleport:
             "the movement since the previous ping is not plausible; position not updated"
-        case let .budget(kind, retry):
-            kind == "device"
-                ? "too many new devices from this network; retry in \(retry) s"
-                : "too many messages from new devices on this network; retry in \(retry) s (devices that have been around for a few minutes are not limited by this)"
+        case let .budget(retry):
+            "too many new devices from this network; retry in \(retry) s (devices seen before are not limited)"
+        case .notEstablished:
+            "this device cannot post messages yet: it counts, and may post, after a few minutes of check-ins"
         }
     }
 }

@@ -92,19 +92,17 @@ public struct Establishment: Sendable, Equatable {
     public static let immediate = Establishment(after: 0, pings: 1)
 }
 
-/// What one client network may spend per window: new device ids, and messages from devices
-/// not yet established. 0 = unlimited. Networks are IPv4 /24 and IPv6 /48 prefixes, keyed
-/// with the server secret (the address itself is never stored).
+/// How many new device ids one client network may create per window (0 = unlimited).
+/// Networks are IPv4 /24 and IPv6 /48 prefixes, keyed with the server secret (the address
+/// itself is never stored). Devices already known are never limited by it.
 public struct ClientBudgets: Sendable, Equatable {
     public var newDevices: Int
-    public var freshMessages: Int
     public var window: Double
 
-    public init(newDevices: Int = 30, freshMessages: Int = 10, window: Double = 600) {
+    public init(newDevices: Int = 30, window: Double = 600) {
         self.newDevices = max(0, newDevices)
-        self.freshMessages = max(0, freshMessages)
         self.window = window
     }
 
-    public static let unlimited = ClientBudgets(newDevices: 0, freshMessages: 0)
+    public static let unlimited = ClientBudgets(newDevices: 0)
 }

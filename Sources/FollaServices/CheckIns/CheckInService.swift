@@ -4,9 +4,9 @@ import Foundation
 
 /// The one write path of people: check-ins (from `/v1/checkins` and the legacy
 /// `sendData.php`), messages and reports. Every rule a write must pass (message text rules,
-/// blocked words, rate limits, the budgets of client networks, establishment) is applied
-/// here, so no entry point can skip one; and the check-in's answer is decided here, by the
-/// privacy policy, for every entry point.
+/// blocked words, rate limits, the budget of new ids per client network, establishment for
+/// messages and reports) is applied here, so no entry point can skip one; and the
+/// check-in's answer is decided here, by the privacy policy, for every entry point.
 public struct CheckInService: Sendable {
     public let presence: PresenceStore
     public let messages: MessageStore
@@ -50,14 +50,11 @@ public struct CheckInService: Sendable {
     /// - Parameters:
     ///   - text: the validated text (`field` names it in errors).
     ///   - device: who posts; never stored with the message.
-    ///   - network: the client's network prefix.
-    public func post(_ text: MessageText, field: String = "text", by device: DeviceID, network: String?) async throws -> Message? {
+    public func post(_ text: MessageText, field: String = "text", by device: DeviceID) async throws -> Message? {
         let now = clock.now()
         try messagePolicy.check(text, field: field)
         try messageLimiter.limit(device, at: now, what: "messages")
-        guard let posted = try await messages.post(text, by: device, at: now, network: network.map(presence.keyer.networkKey),
-                                                   budgets: budgets)
-        else { return nil }
+        guard let posted = try await messages.post(text, by: device, at: now) else { return nil }
         // The poster learns its place's id only when the place is public anyway.
         return privacy.isOriginal ? posted : privacy.messages([posted], naming: []).first
     }

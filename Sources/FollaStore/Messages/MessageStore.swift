@@ -19,16 +19,13 @@ public struct MessageStore: Sendable {
     }
 
     /// Posts `text` where the device is now; nil when it is not in a live place. Throws
-    /// `CheckInRefusal.budget` when a device not yet established finds its network's budget
-    /// of fresh messages spent.
-    public func post(_ text: MessageText, by device: DeviceID, at now: Date, network: [UInt8]? = nil,
-                     budgets: ClientBudgets = .unlimited) async throws -> Message? {
+    /// `CheckInRefusal.notEstablished` for a device that does not count yet.
+    public func post(_ text: MessageText, by device: DeviceID, at now: Date) async throws -> Message? {
         let key = ByteBuffer(bytes: keyer.key(for: device))
-        let net = network.map { ByteBuffer(bytes: $0) }
         let rows = try await PresenceStore.refusingBudgets {
             try await client.query("""
                 SELECT message_id, place_id FROM folla_post_message(\(key)::bytea, \(text.text)::text, \(now)::timestamptz,
-                    \(presenceTTL)::float8, \(net)::bytea, \(budgets.freshMessages)::integer, \(budgets.window)::float8)
+                    \(presenceTTL)::float8)
                 """, logger: logger).collect()
         }
         guard let row = rows.first else { return nil }

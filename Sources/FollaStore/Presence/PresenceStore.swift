@@ -28,7 +28,7 @@ public struct PresenceStore: Sendable {
     ///   - now: the application's clock.
     ///   - network: the client network's key (`DeviceKeyer.networkKey`), nil when unknown.
     ///   - establishment: when the device starts to count.
-    ///   - budgets: what one network may spend per window.
+    ///   - budgets: how many new ids one network may create per window.
     public func checkIn(_ request: CheckInRequest, at now: Date, network: [UInt8]? = nil,
                         establishment: Establishment = .immediate, budgets: ClientBudgets = .unlimited) async throws -> CheckInResult {
         let key = ByteBuffer(bytes: keyer.key(for: request.device))
@@ -40,8 +40,7 @@ public struct PresenceStore: Sendable {
                                 \(request.demographics?.age)::integer, \(request.demographics?.sex.rawValue)::integer,
                                 \(request.message?.text)::text, \(now)::timestamptz, \(policy.joinRadius)::float8,
                                 \(policy.maxSpeed)::float8, \(net)::bytea, \(establishment.after)::float8,
-                                \(establishment.pings)::integer, \(budgets.newDevices)::integer,
-                                \(budgets.freshMessages)::integer, \(budgets.window)::float8)
+                                \(establishment.pings)::integer, \(budgets.newDevices)::integer, \(budgets.window)::float8)
             """
         // Every row is read before answering: the statement has then run to completion.
         let rows = try await Self.refusingBudgets { try await client.query(query, logger: logger).collect() }
@@ -62,15 +61,16 @@ public struct PresenceStore: Sendable {
             messageID: try c["message_id"].decode(Int64?.self), at: now, established: try c["established"].decode(Bool?.self) ?? false)
     }
 
-    /// Turns the SQL functions' budget refusal (SQLSTATE FL429, seconds to wait in DETAIL)
-    /// into `CheckInRefusal.budget`.
+    /// Turns the SQL functions' refusals into `CheckInRefusal`: FL429 (a network's budget
+    /// of new ids spent; seconds to wait in DETAIL) and FL403 (a message from a device not
+    /// yet established). The transaction was rolled back: nothing was written.
     static func refusingBudgets<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "FL429" {
-            let kind = (error.serverInfo?[.message] ?? "").hasPrefix("device") ? "device" : "message"
-            let retry = Int(error.serverInfo?[.detail] ?? "") ?? 60
-            throw CheckInRefusal.budget(kind: kind, retryAfter: max(1, retry))
+            throw CheckInRefusal.budget(retryAfter: max(1, Int(error.serverInfo?[.detail] ?? "") ?? 60))
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "FL403" {
+            throw CheckInRefusal.notEstablished
         }
     }
 

@@ -9,8 +9,11 @@
 --   `place.mix` is the XOR of the random tags of its established reporters, so the
 --   application can key the noise of published stats to the exact set of contributors.
 -- * A place that empties forgets its anchor (NULL) and is never joined again.
--- * New device ids, and messages from devices not yet established, spend a budget per
---   client network (an HMAC of the address prefix, never the address).
+-- * Only established devices post messages (SQLSTATE FL403 otherwise): a fresh probe's
+--   message would show up in public where it joined someone and not where it founded its own
+--   place, a proximity oracle; and invented ids cannot multiply messages.
+-- * New device ids spend a budget per client network (an HMAC of the address prefix,
+--   never the address).
 -- * Message, place and activity times are stored to the minute, so that no stored time of
 --   a message equals a device's.
 
@@ -47,11 +50,10 @@ UPDATE place SET created_at = date_trunc('minute', created_at), last_activity = 
 -- Retention of messages scans by age.
 CREATE INDEX message_created ON message (created_at);
 
--- Budgets per client network and kind ('device': new ids; 'message': messages from devices
--- not yet established), over fixed windows.
+-- Budgets per client network and kind ('device': new ids), over fixed windows.
 CREATE TABLE network_budget (
     network      bytea NOT NULL CHECK (octet_length(network) = 32),
-    kind         text NOT NULL CHECK (kind IN ('device', 'message')),
+    kind         text NOT NULL CHECK (kind IN ('device')),
     window_start timestamptz NOT NULL,
     spent        integer NOT NULL CHECK (spent >= 0),
     PRIMARY KEY (network, kind)
@@ -79,8 +81,9 @@ BEGIN
 END $$;
 
 -- One device's contribution added to (p_sign = 1) or removed from (p_sign = -1) a place.
--- Established devices count and, with age and sex, report. The caller holds the row lock.
--- A place whose last person leaves forgets its anchor.
+-- Established devices count and, with age and sex, report, and only they move the public
+-- last activity (a fresh probe's ping must leave no public trace). The caller holds the
+-- row lock. A place whose last person leaves forgets its anchor.
 DROP FUNCTION folla_adjust_place(bigint, integer, integer, integer, timestamptz);
 CREATE FUNCTION folla_adjust_place(p_place bigint, p_sign integer, p_counted boolean, p_age integer, p_sex integer,
                                    p_tag bigint, p_now timestamptz)
@@ -94,7 +97,7 @@ RETURNS void LANGUAGE sql AS $$
         female        = female + p_sign * (p_counted AND p_sex IS NOT DISTINCT FROM 2)::integer,
         mix           = CASE WHEN p_counted AND p_age IS NOT NULL THEN mix # p_tag ELSE mix END,
         anchor        = CASE WHEN people + p_sign = 0 THEN NULL ELSE anchor END,
-        last_activity = greatest(last_activity, date_trunc('minute', p_now))
+        last_activity = CASE WHEN p_counted THEN greatest(last_activity, date_trunc('minute', p_now)) ELSE last_activity END
     WHERE id = p_place
 $$;
 
@@ -117,7 +120,7 @@ CREATE FUNCTION folla_check_in(
     p_key bytea, p_lat float8, p_lon float8, p_age integer, p_sex integer, p_message text,
     p_now timestamptz, p_join_radius float8, p_max_speed float8,
     p_network bytea DEFAULT NULL, p_establish_after float8 DEFAULT 0, p_establish_pings integer DEFAULT 1,
-    p_new_devices integer DEFAULT 0, p_fresh_messages integer DEFAULT 0, p_budget_window float8 DEFAULT 600)
+    p_new_devices integer DEFAULT 0, p_budget_window float8 DEFAULT 600)
 RETURNS folla_check_in_result LANGUAGE plpgsql AS $$
 DECLARE
     pt         geography := ST_SetSRID(ST_MakePoint(p_lon, p_lat), 4326)::geography;
@@ -150,9 +153,9 @@ BEGIN
     counts_now := d.established
         OR (d.pings + 1 >= p_establish_pings AND extract(epoch FROM p_now - d.first_seen) >= p_establish_after);
     r.established := counts_now;
-    -- A message from a device not yet established spends its network's budget.
+    -- Only established devices post (the whole check-in is refused: nothing is written).
     IF p_message IS NOT NULL AND NOT counts_now THEN
-        PERFORM folla_spend(p_network, 'message', p_fresh_messages, p_budget_window, p_now);
+        RAISE EXCEPTION USING ERRCODE = 'FL403', MESSAGE = 'device not established';
     END IF;
 
     -- Age and sex replace the previous contribution only when both are given.
@@ -305,12 +308,10 @@ WHERE (p.people, p.reporters, p.age_sum, p.male, p.female, p.counted, p.mix)
                         coalesce(s.c, 0), coalesce(s.tags, 0))
    OR (p.people > 0) <> (p.anchor IS NOT NULL);
 
--- Messages post where the device is; a device not yet established spends its network's
--- budget of fresh messages. Times to the minute.
+-- Messages post where the device is, only from established devices (FL403 otherwise).
+-- Times to the minute.
 DROP FUNCTION folla_post_message(bytea, text, timestamptz, float8);
 CREATE FUNCTION folla_post_message(p_key bytea, p_body text, p_now timestamptz, p_ttl_seconds float8,
-                                   p_network bytea DEFAULT NULL, p_fresh_messages integer DEFAULT 0,
-                                   p_budget_window float8 DEFAULT 600,
                                    OUT message_id bigint, OUT place_id bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -322,7 +323,7 @@ BEGIN
     FOR SHARE;
     IF place_id IS NULL THEN RETURN; END IF;
     IF NOT trusted THEN
-        PERFORM folla_spend(p_network, 'message', p_fresh_messages, p_budget_window, p_now);
+        RAISE EXCEPTION USING ERRCODE = 'FL403', MESSAGE = 'device not established';
     END IF;
     INSERT INTO message (place_id, body, created_at) VALUES (place_id, p_body, date_trunc('minute', p_now))
     RETURNING id INTO message_id;

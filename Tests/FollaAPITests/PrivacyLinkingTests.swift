@@ -1,0 +1,123 @@
+import FollaCore
+import FollaGeo
+import FollaTestSupport
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// The adversarial suite, part 2: profiling (age and sex), linking (following a person,
+/// attributing messages) and cheap ids, at the default k = 3 on the real server.
+@Suite struct PrivacyLinkingTests {
+    func groups(_ f: AppFixture, _ query: String = "radius=2000") async throws -> [[String: Any]] {
+        try f.json(try await f.get("/v1/groups?lat=\(centre.latitude)&lon=\(centre.longitude)&" + query))["groups"] as? [[String: Any]] ?? []
+    }
+
+    /// Reading a group of 4 before and after one person leaves does not give that person's
+    /// age: over six groups, the difference misses by years in most of them (it was exact
+    /// in every one before: 4 × 40.0 − 3 × 40.0 = 40).
+    @Test func statsCannotBeDifferencedByADeparture() async throws {
+        try await AppFixture.run(k: 3) { f in
+            var misses = 0
+            for g in 0..<6 {
+                let spot = at(Double(g) * 60, 400)
+                try await f.crowd(spot, people: 4, startingAt: 100 * g, age: 20 + 7 * g)
+                let before = try #require(try await groups(f).first { Geodesic.wgs84.distance(from: spot, to: position($0)) < 20 })
+                let avg4 = try #require((before["stats"] as? [String: Any])?["avg_age"] as? Double)
+                // The fourth person (age 23 + 7g) leaves.
+                #expect(try await f.client.execute(uri: "/v1/devices/\(String(format: "%040x", 100 * g + 3))", method: .delete).status == .noContent)
+                let after = try #require(try await groups(f).first { Geodesic.wgs84.distance(from: spot, to: position($0)) < 20 })
+                let avg3 = try #require((after["stats"] as? [String: Any])?["avg_age"] as? Double)
+                let inferred = 4 * avg4 - 3 * avg3
+                if abs(inferred - Double(23 + 7 * g)) > 2 { misses += 1 }
+                // Re-reading the same people gives the same answer: nothing to average.
+                let again = try #require(try await groups(f).first { Geodesic.wgs84.distance(from: spot, to: position($0)) < 20 })
+                #expect((again["stats"] as? [String: Any])?["avg_age"] as? Double == avg3)
+            }
+            #expect(misses >= 4, "the departed person's age was recovered within 2 years in \(6 - misses) of 6 groups")
+        }
+    }
+
+    /// A small group has no identity across reads: no id, no place ids, its messages name no
+    /// place, in JSON, GeoJSON, XML and on walls.
+    @Test func smallGroupsCannotBeFollowed() async throws {
+        try await AppFixture.run(k: 3) { f in
+            let spot = at(10, 120)
+            let id = try await f.crowd(spot, people: 1, startingAt: 1, message: "eccomi")
+            let g = try #require(try await groups(f, "radius=2000&messages=5").first)
+            #expect(g["id"] is NSNull && (g["place_ids"] as? [Any])?.isEmpty == true)
+            let m = try #require((g["messages"] as? [[String: Any]])?.first)
+            #expect(m["text"] as? String == "eccomi" && m["place_id"] is NSNull)
+            let geo = String(buffer: try await f.get("/v1/groups?lat=\(centre.latitude)&lon=\(centre.longitude)&radius=2000",
+                                                      accept: "application/geo+json").body)
+            let xml = String(buffer: try await f.get("/v1/groups?lat=\(centre.latitude)&lon=\(centre.longitude)&radius=2000&messages=5",
+                                                      accept: "application/xml").body)
+            for needle in ["\"group-\(id)\"", "\"place_ids\":[\(id)", "\"place_id\":\(id)"] { #expect(!geo.contains(needle), "\(geo)") }
+            for needle in ["<group id=\"\(id)\"", "place_id=\"\(id)\"", "<place_id>\(id)</place_id>"] { #expect(!xml.contains(needle), "\(xml)") }
+            let wall = try f.json(try await f.get("/v1/wall?lat=\(spot.latitude)&lon=\(spot.longitude)&radius=300"))
+            let spotEntry = try #require((wall["busiest"] as? [[String: Any]])?.first)
+            #expect(spotEntry["place_id"] is NSNull)
+            #expect(((wall["messages"] as? [[String: Any]])?.first)?["place_id"] is NSNull)
+        }
+    }
+
+    /// No stored time joins a message to a device row, and answers carry minutes only.
+    @Test func messageTimesDoNotJoinDevices() async throws {
+        try await AppFixture.run(k: 3) { f in
+            f.clock.advance(by: 17.25)
+            try await f.crowd(at(0, 30), people: 3, startingAt: 1, message: "a che ora?")
+            _ = try await f.post("/v1/messages", #"{"device_id":"\#(dev(2))","text":"adesso"}"#)
+            let rows = try await f.db.query("""
+                SELECT count(*)::int FROM message m JOIN device d
+                  ON m.created_at IN (d.last_seen, d.first_seen)
+                """, logger: TestCluster.logger).collect()
+            #expect(try rows[0].decode(Int.self) == 0)
+            let seconds = try await f.db.query("SELECT count(*)::int FROM message WHERE extract(second FROM created_at) <> 0",
+                                               logger: TestCluster.logger).collect()
+            #expect(try seconds[0].decode(Int.self) == 0)
+        }
+    }
+
+    /// Invented ids from one network: the 31st new id in ten minutes is a 429 with
+    /// Retry-After and writes nothing; a device already known is not limited.
+    @Test func newDeviceIDsAreBudgetedPerNetwork() async throws {
+        try await AppFixture.run(.live, k: 3) { f in
+            for i in 0..<30 {
+                let r = try await f.post("/v1/checkins", #"{"device_id":"\#(dev(5000 + i))","lat":44.4938,"lon":11.343}"#)
+                #expect(r.status == .ok)
+            }
+            let before = try await f.rowCounts()
+            let refused = try await f.post("/v1/checkins", #"{"device_id":"\#(dev(6000))","lat":44.4938,"lon":11.343}"#)
+            #expect(refused.status == .tooManyRequests && refused.headers[.retryAfter] != nil)
+            #expect(try await f.rowCounts() == before)
+            let known = try await f.post("/v1/checkins", #"{"device_id":"\#(dev(5000))","lat":44.4938,"lon":11.343}"#)
+            #expect(known.status == .ok)
+            f.clock.advance(by: 601)
+            #expect(try await f.post("/v1/checkins", #"{"device_id":"\#(dev(6000))","lat":44.4938,"lon":11.343}"#).status == .ok)
+        }
+    }
+
+    /// Fresh ids can neither post nor hide: messages and reports need an established device.
+    @Test func freshIDsCanNeitherPostNorHide() async throws {
+        try await AppFixture.run(k: 3) { f in
+            try await f.crowd(at(0, 30), people: 3, startingAt: 1, message: "vero")
+            let message = try #require(try await groups(f, "radius=500&messages=1").first.flatMap { ($0["messages"] as? [[String: Any]])?.first })
+            let messageID = try #require(message["id"] as? Int)
+            for fake in 900..<903 {
+                _ = try await f.post("/v1/checkins", #"{"device_id":"\#(dev(fake))","lat":\#(centre.latitude),"lon":\#(centre.longitude)}"#)
+                let report = try await f.post("/v1/messages/\(messageID)/reports", #"{"device_id":"\#(dev(fake))"}"#)
+                #expect(report.status == .forbidden)
+                let post = try await f.post("/v1/messages", #"{"device_id":"\#(dev(fake))","text":"ciao \#(fake)"}"#)
+                #expect(post.status == .forbidden)
+                let withPing = try await f.post("/v1/checkins", #"{"device_id":"\#(dev(fake))","lat":\#(centre.latitude),"lon":\#(centre.longitude),"message":"ciao"}"#)
+                #expect(withPing.status == .forbidden)
+            }
+            let still = try await groups(f, "radius=500&messages=5").first?["messages"] as? [[String: Any]]
+            #expect(still?.map { $0["text"] as? String } == ["vero"])
+        }
+    }
+
+    func position(_ g: [String: Any]) -> Coordinate {
+        Coordinate(latitude: g["lat"] as? Double ?? 0, longitude: g["lon"] as? Double ?? 0)
+    }
+}
