@@ -18,8 +18,14 @@ struct FollaSimCommand: AsyncParsableCommand {
     @Option(help: "Override the scenario's number of phones.") var phones: Int?
     @Option(help: "Override the scenario's duration in seconds.") var duration: Double?
     @Option(help: "Override the scenario's random seed.") var seed: UInt64?
-    @Option(help: "Load an existing server (http://host:port) instead of starting one. Verification then needs it to run with --min-group-size 1.")
+    @Option(help: "Load an existing server (http://host:port) instead of starting one. Its privacy settings must match --min-group-size and --establish-* for verification, and its --new-devices-per-network must be 0 (all phones come from one address).")
     var target: String?
+    @Option(help: "The server's minimum group size k (default 3, as the server's default); passed to the server folla-sim starts.")
+    var minGroupSize: Int = 3
+    @Option(help: "The server's establishment time in seconds (default 300); passed to the server folla-sim starts.")
+    var establishAfter: Double = Establishment.standard.after
+    @Option(help: "The server's establishment pings (default 3); passed to the server folla-sim starts.")
+    var establishPings: Int = Establishment.standard.pings
     @Option(help: "The folla binary to start (default: the one next to folla-sim).") var folla: String?
     @Option(help: "With --target: the server's admin token, to create the venues the screens poll (without it, no screens).")
     var adminToken: String?
@@ -43,6 +49,8 @@ struct FollaSimCommand: AsyncParsableCommand {
         config.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
         var server: FollaServerProcess?
+        // The truth applies the server's rule: who counts, and when.
+        let rule = minGroupSize <= 1 ? Establishment.immediate : Establishment(after: establishAfter, pings: establishPings)
         do {
             var base = target ?? ""
             if let target {
@@ -60,11 +68,12 @@ struct FollaSimCommand: AsyncParsableCommand {
                 server = s
                 base = s.base
                 FileHandle.standardError.write(Data("starting folla serve on \(s.base) (embedded PostGIS)…\n".utf8))
-                try await s.start(http: http)
+                try await s.start(http: http, k: minGroupSize, establishment: rule)
                 try await s.createVenues(scenario, http: http)
             }
             let population = Population(scenario)
-            let runner = LoadRunner(client: FollaClient(base: base, http: http, phones: population.phones))
+            let runner = LoadRunner(client: FollaClient(base: base, http: http, phones: population.phones),
+                                    truth: GroundTruth(rule: rule))
             let (ended, elapsed) = await runner.run(population) { p in
                 let line = String(format: "\r%5.0f/%.0f s  phones live %6d  %7.1f req/s  p99 %7.1f ms  unexpected %d   ",
                                   p.elapsed, p.duration, p.livePhones, p.requestsPerSecond, p.p99ms, p.unexpected)
@@ -77,7 +86,7 @@ struct FollaSimCommand: AsyncParsableCommand {
             let groups = try await SimVerify.serverGroups(scenario, client: client)
             summary.groupsSample = SimVerify.mapPoints(groups)
             if verify {
-                let v = SimVerify.compare(scenario, groups: groups, truth: runner.truth, at: elapsed)
+                let v = SimVerify.compare(scenario, groups: groups, truth: runner.truth, at: elapsed, k: minGroupSize)
                 summary.verification = v.rows.map { .init(hotspot: $0.hotspot, expected: $0.expected, uncertain: $0.uncertain, server: $0.server, ok: $0.ok) }
                 summary.verified = v.passed
                 if let server {

@@ -40,11 +40,22 @@ public struct FollaClient: Sendable {
             var body: [String: Any] = ["device_id": p.deviceID, "lat": at.latitude, "lon": at.longitude]
             if let age = p.age, let sex = p.sex { body["age"] = age; body["sex"] = sex }
             if let message { body["message"] = message }
+            // Only devices the server counts may post: a message from a newer one is a 403.
+            let standing = message == nil ? .counted : truth.standing(phone: i, at: due)
             let status = try await post("/v1/checkins", body)
             let hostile = message.map(Self.isHostile) ?? false
             if (200..<300).contains(status) { truth.accepted(phone: i, at: at, time: due) }
-            return Outcome(status: status, expected: hostile ? (400..<500).contains(status) || status == 200 : status == 200,
-                           hostile: hostile)
+            let expected: Bool
+            if hostile {
+                expected = (400..<500).contains(status) || status == 200
+            } else {
+                switch standing {
+                case .counted: expected = status == 200
+                case .notYet: expected = status == 403
+                case .uncertain: expected = status == 200 || status == 403
+                }
+            }
+            return Outcome(status: status, expected: expected, hostile: hostile)
         case let .groups(_, around):
             let status = try await get("/v1/groups?lat=\(around.latitude)&lon=\(around.longitude)&radius=300&messages=3", etag: nil).0
             return Outcome(status: status, expected: status == 200)

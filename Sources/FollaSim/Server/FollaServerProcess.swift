@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import NIOCore
+import FollaCore
 import Foundation
 
 /// A `folla serve` child on an embedded PostGIS of its own, for runs without `--target`.
@@ -25,10 +26,14 @@ public final class FollaServerProcess: @unchecked Sendable {
         return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
     }
 
-    /// Starts the server (k = 1 so that verification sees exact positions) and waits for /readyz.
-    public func start(http: HTTPClient) async throws {
+    /// Starts the server with the given privacy settings and waits for /readyz. Every phone
+    /// comes from this machine's address, so the budget of new ids per network is lifted:
+    /// this is a load rig, not an attacker.
+    public func start(http: HTTPClient, k: Int, establishment: Establishment) async throws {
         process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["serve", "--port", "\(port)", "--data-dir", dataDir, "--min-group-size", "1",
+        process.arguments = ["serve", "--port", "\(port)", "--data-dir", dataDir, "--min-group-size", "\(k)",
+                             "--establish-after", "\(establishment.after)", "--establish-pings", "\(establishment.pings)",
+                             "--new-devices-per-network", "0",
                              "--admin-token", adminToken, "--log-level", "warning", "--message-rate", "1000",
                              "--db-connections", "24"]
         process.standardOutput = FileHandle.nullDevice

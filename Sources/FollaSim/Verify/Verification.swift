@@ -20,8 +20,10 @@ public struct Verification: Sendable {
     public var passed: Bool { rows.allSatisfy(\.ok) }
 
     /// Counts phones within `radius(h)` of each hotspot and sets them against the server's people.
+    /// - Parameter slack: how far a phone can be from the position its group is shown at
+    ///   (the join radius; plus half a cell diagonal when small groups show their cell).
     public static func compare(
-        hotspots: [Scenario.Hotspot], radius: (Scenario.Hotspot) -> Double, joinRadius: Double = 10,
+        hotspots: [Scenario.Hotspot], radius: (Scenario.Hotspot) -> Double, slack joinRadius: Double = 10,
         certain: [Coordinate], uncertain: [Coordinate], server: [String: Int]
     ) -> Verification {
         Verification(rows: hotspots.map { h in
