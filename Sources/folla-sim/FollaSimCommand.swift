@@ -89,6 +89,7 @@ struct FollaSimCommand: AsyncParsableCommand {
                 let v = SimVerify.compare(scenario, groups: groups, truth: runner.truth, at: elapsed, k: minGroupSize)
                 summary.verification = v.rows.map { .init(hotspot: $0.hotspot, expected: $0.expected, uncertain: $0.uncertain, server: $0.server, ok: $0.ok) }
                 summary.verified = v.passed
+                summary.privacyCost = PrivacyCost.measure(groups: Array(groups.values.joined()), truth: runner.truth, at: elapsed)
                 if let server {
                     let check = server.check()
                     summary.follaCheck = check.output

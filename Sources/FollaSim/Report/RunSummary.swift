@@ -56,6 +56,8 @@ public struct RunSummary: Codable, Sendable {
     public var follaCheck: String?
     public var latencyPercentiles: [[Double]]
     public var groupsSample: [[Double]]
+    /// What the privacy policy cost honest people in this run (with --verify).
+    public var privacyCost: PrivacyCost?
 
     public init(scenario: Scenario, elapsed: Double, book: LatencyBook.Snapshot, intended: Int) {
         self.scenario = scenario.name
@@ -108,6 +110,7 @@ public struct RunSummary: Codable, Sendable {
             out += (verified == true ? "verification passed\n" : "verification FAILED\n")
         }
         if let follaCheck { out += "folla check: \(follaCheck)\n" }
+        if let privacyCost { out += privacyCost.line + "\n" }
         return out
     }
 

@@ -61,6 +61,16 @@ public final class GroundTruth: Sendable {
         }
     }
 
+    /// Seconds from first accepted ping to establishment, for every phone that counts.
+    public func establishDelays() -> [Double] {
+        state.withLock { $0.values.compactMap { r in r.establishedAt.map { $0 - r.first } } }
+    }
+
+    /// Phones with an accepted ping within the TTL, counted or not.
+    public func liveCount(at now: Double, ttl: Double) -> Int {
+        state.withLock { $0.values.filter { now - $0.last < ttl }.count }
+    }
+
     /// A check-out erases the device: if it comes back, it is new again.
     public func checkedOut(phone: Int) {
         state.withLock { $0[phone] = nil }

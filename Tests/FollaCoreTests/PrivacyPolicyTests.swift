@@ -1,0 +1,98 @@
+import FollaCore
+import Foundation
+import Testing
+
+/// The visibility policy on its own: what it publishes, and what differencing its stats
+/// gives an attacker, measured over many groups.
+@Suite struct PrivacyPolicyTests {
+    let policy = PrivacyPolicy(k: 3, noiseKey: 0xF011A)
+    let bologna = Coordinate(latitude: 44.4938, longitude: 11.3430)
+
+    func place(_ id: Int64, _ c: Coordinate, people: Int, ages: [Int] = [], mix: UInt64 = 0) -> LivePlace {
+        LivePlace(id: id, anchor: c, stats: PlaceStats(people: people, reporters: ages.count, ageSum: ages.reduce(0, +),
+                                                       male: ages.count / 2, female: ages.count - ages.count / 2),
+                  lastActivity: Date(timeIntervalSince1970: 1_800_000_037.5), messageCount: 1, mix: mix)
+    }
+
+    @Test func smallPlacesMergeIntoTheirCellWithoutIdentity() {
+        let a = place(1, bologna, people: 1), b = place(2, Coordinate(latitude: 44.49381, longitude: 11.34301), people: 2)
+        let out = policy.publish([a, b, place(3, bologna, people: 0)])
+        #expect(out.count == 1)
+        let cell = out[0]
+        #expect(cell.id == nil && cell.isCell && cell.people == 3 && cell.messageCount == 2 && cell.sources.sorted() == [1, 2])
+        #expect(cell.position == policy.coarsen(bologna))
+        #expect(policy.stats(of: out) == nil)
+        #expect(cell.lastActivity.timeIntervalSince1970.truncatingRemainder(dividingBy: 60) == 0)
+    }
+
+    @Test func bigPlacesShowTheFineGridNotTheAnchor() {
+        let out = policy.publish([place(7, bologna, people: 5)])
+        #expect(out[0].id == 7 && !out[0].isCell)
+        #expect(out[0].position != bologna)
+        let offset = hypot((out[0].position.latitude - bologna.latitude) * 111_320,
+                           (out[0].position.longitude - bologna.longitude) * 111_320 * cos(bologna.latitude * .pi / 180))
+        #expect(offset <= 10 * 2.squareRoot() / 2 + 0.1)
+    }
+
+    @Test func statsNeedKReportersAndRepeatExactly() {
+        #expect(policy.stats(PlaceStats(people: 5, reporters: 2, ageSum: 60, male: 1, female: 1), mix: 9) == nil)
+        let s = PlaceStats(people: 5, reporters: 4, ageSum: 120, male: 2, female: 2)
+        #expect(policy.stats(s, mix: 9) == policy.stats(s, mix: 9))
+        #expect(policy.stats(s, mix: 9) != nil)
+    }
+
+    /// The original (k = 1) shows everything exactly.
+    @Test func originalIsExact() {
+        let original = PrivacyPolicy(k: 1)
+        let s = PlaceStats(people: 1, reporters: 1, ageSum: 33, male: 0, female: 1)
+        #expect(original.stats(s, mix: 1) == PublishedStats(reported: 1, averageAge: 33, male: 0, female: 1))
+        #expect(original.publish([place(1, bologna, people: 1)])[0].position == bologna)
+    }
+
+    /// Differencing a group of 4 against the same group after one departure, over 2 000
+    /// random groups: how well does the attacker recover the leaver's age and sex?
+    /// (Exactly, every time, before the noise.) And what do honest readers lose?
+    @Test func departureDifferencingIsMeasuredlyNoisy() {
+        var rng = SystemRandomNumberGenerator()
+        var ageErrors: [Double] = [], sexRight = 0
+        let trials = 2000
+        for _ in 0..<trials {
+            let ages = (0..<4).map { _ in Int.random(in: 18...70, using: &rng) }
+            let sexes = (0..<4).map { _ in Bool.random(using: &rng) }  // true = male
+            let tags = (0..<4).map { _ in UInt64.random(in: .min ... .max, using: &rng) }
+            func stats(_ n: Int) -> PublishedStats? {
+                let male = sexes.prefix(n).filter { $0 }.count
+                return policy.stats(PlaceStats(people: n, reporters: n, ageSum: ages.prefix(n).reduce(0, +), male: male, female: n - male),
+                                    mix: tags.prefix(n).reduce(0, ^))
+            }
+            guard let four = stats(4), let three = stats(3) else { Issue.record("stats withheld"); return }
+            ageErrors.append(abs(4 * (four.averageAge ?? 0) - 3 * (three.averageAge ?? 0) - Double(ages[3])))
+            let guessMale = four.male - three.male >= 1 || (four.male - three.male == 0 && four.female - three.female < 1)
+            if guessMale == sexes[3] { sexRight += 1 }
+        }
+        ageErrors.sort()
+        let median = ageErrors[trials / 2]
+        let sexAccuracy = Double(sexRight) / Double(trials)
+        print("differencing a departure: median age error \(median) years; sex guessed right \(Int(sexAccuracy * 100)) %")
+        #expect(median > 15)
+        #expect(sexAccuracy < 0.75)
+    }
+
+    /// Honest readers of a crowd of 30 reporters see an average age within 3 years in most reads.
+    @Test func bigCrowdsKeepUsefulStats() {
+        var close = 0
+        for seed in 0..<500 {
+            let s = PlaceStats(people: 30, reporters: 30, ageSum: 30 * 27, male: 15, female: 15)
+            if let p = policy.stats(s, mix: UInt64(seed) &* 0x9E37_79B9_7F4A_7C15), abs((p.averageAge ?? 0) - 27) <= 3 { close += 1 }
+        }
+        print("crowd of 30: average age within 3 years in \(close) of 500 noise draws")
+        #expect(close > 450)
+    }
+
+    @Test func checkInAnswerWithholdsThePlace() {
+        let r = CheckInResult(outcome: .joined, place: PlaceSnapshot(id: 4, anchor: bologna, stats: PlaceStats(people: 1, reporters: 0, ageSum: 0, male: 0, female: 0)),
+                              previousPlaceID: nil, distanceToAnchor: 3, messageID: nil, at: Date(), established: false)
+        #expect(policy.answer(for: r).detail == nil)
+        #expect(PrivacyPolicy(k: 1).answer(for: r).detail == r)
+    }
+}
