@@ -238,6 +238,24 @@ BEGIN
     DELETE FROM device WHERE device_key = p_key;
 END $$;
 
+-- What devices add to their places, summed per place: the devices with these keys, or
+-- (p_keys null) every device in a place. The one definition of a device's contribution
+-- used by expiry (to subtract) and by the invariant (to compare).
+CREATE FUNCTION folla_contributions(p_keys bytea[])
+RETURNS TABLE (place_id bigint, n integer, c integer, rep integer, ages integer, m integer, f integer, tags bigint)
+LANGUAGE sql STABLE AS $$
+    SELECT place_id, count(*)::integer,
+           (count(*) FILTER (WHERE established))::integer,
+           (count(age) FILTER (WHERE established))::integer,
+           coalesce(sum(age) FILTER (WHERE established), 0)::integer,
+           (count(*) FILTER (WHERE established AND sex = 1))::integer,
+           (count(*) FILTER (WHERE established AND sex = 2))::integer,
+           coalesce(bit_xor(tag) FILTER (WHERE established AND age IS NOT NULL), 0)
+    FROM device
+    WHERE place_id IS NOT NULL AND (p_keys IS NULL OR device_key = ANY (p_keys))
+    GROUP BY place_id
+$$;
+
 CREATE OR REPLACE FUNCTION folla_expire(p_now timestamptz, p_ttl_seconds float8, p_batch integer)
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
@@ -265,17 +283,7 @@ BEGIN
         female    = p.female - s.f,
         mix       = p.mix # s.tags,
         anchor    = CASE WHEN p.people - s.n = 0 THEN NULL ELSE p.anchor END
-    FROM (
-        SELECT place_id, count(*)::integer AS n,
-               (count(*) FILTER (WHERE established))::integer AS c,
-               (count(age) FILTER (WHERE established))::integer AS rep,
-               coalesce(sum(age) FILTER (WHERE established), 0)::integer AS ages,
-               (count(*) FILTER (WHERE established AND sex = 1))::integer AS m,
-               (count(*) FILTER (WHERE established AND sex = 2))::integer AS f,
-               coalesce(bit_xor(tag) FILTER (WHERE established AND age IS NOT NULL), 0) AS tags
-        FROM device WHERE device_key = ANY (keys)
-        GROUP BY place_id
-    ) s
+    FROM folla_contributions(keys) s
     WHERE p.id = s.place_id;
 
     UPDATE device SET place_id = NULL WHERE device_key = ANY (keys);
@@ -292,17 +300,7 @@ SELECT p.id AS place_id,
        p.counted, coalesce(s.c, 0) AS live_counted,
        p.mix, coalesce(s.tags, 0) AS live_mix
 FROM place p
-LEFT JOIN (
-    SELECT place_id, count(*)::integer AS n,
-           (count(*) FILTER (WHERE established))::integer AS c,
-           (count(age) FILTER (WHERE established))::integer AS rep,
-           coalesce(sum(age) FILTER (WHERE established), 0)::integer AS ages,
-           (count(*) FILTER (WHERE established AND sex = 1))::integer AS m,
-           (count(*) FILTER (WHERE established AND sex = 2))::integer AS f,
-           coalesce(bit_xor(tag) FILTER (WHERE established AND age IS NOT NULL), 0) AS tags
-    FROM device WHERE place_id IS NOT NULL
-    GROUP BY place_id
-) s ON s.place_id = p.id
+LEFT JOIN folla_contributions(NULL) s ON s.place_id = p.id
 WHERE (p.people, p.reporters, p.age_sum, p.male, p.female, p.counted, p.mix)
       IS DISTINCT FROM (coalesce(s.n, 0), coalesce(s.rep, 0), coalesce(s.ages, 0), coalesce(s.m, 0), coalesce(s.f, 0),
                         coalesce(s.c, 0), coalesce(s.tags, 0))
