@@ -18,9 +18,10 @@ struct AppFixture: Sendable {
     static func run(
         _ setup: TestingSetup = .router, k: Int = 1, messageRate: Int = 1000,
         messagePolicy: MessagePolicy = MessagePolicy(reportThreshold: 3, blockedWords: ["spam", "truffa"]),
-        wallCacheSeconds: Int = 0, budgets: ClientBudgets = .init(), _ body: @Sendable @escaping (AppFixture) async throws -> Void
+        wallCacheSeconds: Int = 0, budgets: ClientBudgets = .init(), maxConnections: Int = 20,
+        _ body: @Sendable @escaping (AppFixture) async throws -> Void
     ) async throws {
-        try await TestCluster.withDatabase { db, _ in
+        try await TestCluster.withDatabase(maxConnections: maxConnections) { db, _ in
             let clock = ManualClock()
             let presence = PresenceStore(client: db, keyer: try DeviceKeyer(secret: "api-test-secret-0123456789"), logger: TestCluster.logger)
             var configured = AppDependencies(

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The simulator against a separately started release server, with the server's and
 # PostgreSQL's CPU measured around the run (the closing-note figures of issue 6).
-# Build first: swift build -c release --product folla --product folla-sim
+# Build first: swift build -c release
 # usage: simrun.sh PHONES DURATION
 set -u
 N=$1; D=$2

@@ -18,6 +18,20 @@ extension PostgresClient {
     }
 }
 
+extension PostgresClient {
+    /// Runs one write statement in its own transaction and returns its rows once the COMMIT
+    /// has completed, so that nothing is acknowledged before it is durable (with
+    /// `synchronous_commit` on). A statement's rows arrive before its implicit commit is
+    /// done, so answering as soon as they are read could acknowledge a write that a crash
+    /// then loses. The connection is held for exactly this scope and handed back whatever
+    /// happens, failures included.
+    public func committed(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
+        try await withTransaction(logger: logger) { connection in
+            try await connection.query(query, logger: logger).collect()
+        }
+    }
+}
+
 /// Where the database is and how to log in.
 public enum DatabaseLocation: Sendable {
     case url(String)

@@ -23,10 +23,10 @@ public struct MessageStore: Sendable {
     public func post(_ text: MessageText, by device: DeviceID, at now: Date) async throws -> Message? {
         let key = ByteBuffer(bytes: keyer.key(for: device))
         let rows = try await PresenceStore.refusingBudgets {
-            try await client.query("""
+            try await client.committed("""
                 SELECT message_id, place_id FROM folla_post_message(\(key)::bytea, \(text.text)::text, \(now)::timestamptz,
                     \(presenceTTL)::float8)
-                """, logger: logger).collect()
+                """, logger: logger)
         }
         guard let row = rows.first else { return nil }
         let (id, place) = try row.decode((Int64?, Int64?).self)
@@ -42,17 +42,17 @@ public struct MessageStore: Sendable {
                        requireEstablished: Bool = false) async throws -> ReportOutcome {
         let key = ByteBuffer(bytes: keyer.key(for: device, scope: "report:\(messageID)"))
         let deviceKey = requireEstablished ? ByteBuffer(bytes: keyer.key(for: device)) : nil
-        let rows = try await client.query("""
+        let rows = try await client.committed("""
             SELECT folla_report_message(\(messageID), \(key)::bytea, \(threshold)::integer, \(now)::timestamptz, \(deviceKey)::bytea)
-            """, logger: logger).collect()
+            """, logger: logger)
         guard let row = rows.first else { return .unknown }
         return ReportOutcome(rawValue: try row.decode(String.self)) ?? .unknown
     }
 
     /// Admin hide/unhide; false when the message does not exist.
     public func setHidden(_ messageID: Int64, _ hidden: Bool) async throws -> Bool {
-        try await !client.query(
-            "UPDATE message SET hidden = \(hidden) WHERE id = \(messageID) RETURNING id", logger: logger).collect().isEmpty
+        try await !client.committed(
+            "UPDATE message SET hidden = \(hidden) WHERE id = \(messageID) RETURNING id", logger: logger).isEmpty
     }
 
     /// A place's visible messages, newest first, strictly older than `before` when given.

@@ -42,8 +42,7 @@ public struct PresenceStore: Sendable {
                                 \(policy.maxSpeed)::float8, \(net)::bytea, \(establishment.after)::float8,
                                 \(establishment.pings)::integer, \(budgets.newDevices)::integer, \(budgets.window)::float8)
             """
-        // Every row is read before answering: the statement has then run to completion.
-        let rows = try await Self.refusingBudgets { try await client.query(query, logger: logger).collect() }
+        let rows = try await Self.refusingBudgets { try await client.committed(query, logger: logger) }
         guard let row = rows.first else { throw StoreError.unexpected("folla_check_in returned no row") }
         let c = row.makeRandomAccess()
         let outcome = try c["outcome"].decode(String.self)
@@ -67,10 +66,15 @@ public struct PresenceStore: Sendable {
     static func refusingBudgets<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
-        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "FL429" {
-            throw CheckInRefusal.budget(retryAfter: max(1, Int(error.serverInfo?[.detail] ?? "") ?? 60))
-        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "FL403" {
-            throw CheckInRefusal.notEstablished
+        } catch {
+            // A statement run by `committed` fails inside its transaction's error.
+            let failure = (error as? PostgresTransactionError)?.closureError ?? error
+            guard let sql = failure as? PSQLError else { throw failure }
+            switch sql.serverInfo?[.sqlState] {
+            case "FL429": throw CheckInRefusal.budget(retryAfter: max(1, Int(sql.serverInfo?[.detail] ?? "") ?? 60))
+            case "FL403": throw CheckInRefusal.notEstablished
+            default: throw failure
+            }
         }
     }
 
@@ -78,9 +82,8 @@ public struct PresenceStore: Sendable {
     @discardableResult
     public func checkOut(_ device: DeviceID, at now: Date) async throws -> Bool {
         let key = ByteBuffer(bytes: keyer.key(for: device))
-        let rows = try await client.query("SELECT existed FROM folla_check_out(\(key)::bytea, \(now)::timestamptz)", logger: logger)
-        for try await existed in rows.decode(Bool.self) { return existed }
-        return false
+        let rows = try await client.committed("SELECT existed FROM folla_check_out(\(key)::bytea, \(now)::timestamptz)", logger: logger)
+        return try rows.first?.decode(Bool.self) ?? false
     }
 
     /// Expires presence older than the TTL in batches; returns how many devices expired.
@@ -134,9 +137,9 @@ public struct PresenceStore: Sendable {
         return out
     }
 
+    /// One write statement's single integer, once committed.
     private func scalar(_ query: PostgresQuery) async throws -> Int {
-        for try await n in try await client.query(query, logger: logger).decode(Int.self) { return n }
-        return 0
+        try await client.committed(query, logger: logger).first?.decode(Int.self) ?? 0
     }
 }
 

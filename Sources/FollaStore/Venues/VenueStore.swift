@@ -22,30 +22,27 @@ public struct VenueStore: Sendable {
     /// Inserts, or with `replace` upserts. `.exists` when the slug is taken and not replacing.
     public func save(_ venue: VenueDefinition, replace: Bool, at now: Date) async throws -> WriteOutcome {
         let area = Self.wkt(venue.ring)
-        let rows: PostgresRowSequence
+        let rows: [PostgresRow]
         if replace {
-            rows = try await client.query("""
+            rows = try await client.committed("""
                 INSERT INTO venue (slug, name, area, created_at, updated_at)
                 VALUES (\(venue.slug), \(venue.name), ST_GeogFromText(\(area)), \(now), \(now))
                 ON CONFLICT (slug) DO UPDATE SET name = EXCLUDED.name, area = EXCLUDED.area, updated_at = EXCLUDED.updated_at
                 RETURNING (xmax = 0)
                 """, logger: logger)
         } else {
-            rows = try await client.query("""
+            rows = try await client.committed("""
                 INSERT INTO venue (slug, name, area, created_at, updated_at)
                 VALUES (\(venue.slug), \(venue.name), ST_GeogFromText(\(area)), \(now), \(now))
                 ON CONFLICT (slug) DO NOTHING RETURNING true
                 """, logger: logger)
         }
-        for try await inserted in rows.decode(Bool.self) { return inserted ? .created : .replaced }
-        return .exists
+        guard let row = rows.first else { return .exists }
+        return try row.decode(Bool.self) ? .created : .replaced
     }
 
     public func delete(_ slug: String) async throws -> Bool {
-        for try await _ in try await client.query("DELETE FROM venue WHERE slug = \(slug) RETURNING 1", logger: logger).decode(Int.self) {
-            return true
-        }
-        return false
+        try await !client.committed("DELETE FROM venue WHERE slug = \(slug) RETURNING 1", logger: logger).isEmpty
     }
 
     public func name(of slug: String) async throws -> String? {
