@@ -44,6 +44,14 @@ struct DatabaseOptions: ParsableArguments {
         return fresh
     }
 
+    /// Refuses a log level that is not one of swift-log's (before anything starts).
+    func validateLogLevel() throws {
+        guard let raw = logLevel ?? env("FOLLA_LOG_LEVEL") else { return }
+        guard Logger.Level(rawValue: raw) != nil else {
+            throw ValidationError("\(logLevel == nil ? "FOLLA_LOG_LEVEL" : "--log-level") must be one of trace, debug, info, notice, warning, error, critical (got \"\(raw)\")")
+        }
+    }
+
     func makeLogger(_ label: String) -> Logger {
         var logger = Logger(label: label)
         logger.logLevel = (logLevel ?? env("FOLLA_LOG_LEVEL")).flatMap(Logger.Level.init(rawValue:)) ?? .info

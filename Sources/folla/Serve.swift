@@ -18,75 +18,80 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Address to bind (default 127.0.0.1). Env: FOLLA_HOST")
     var host: String?
 
-    @Option(help: "Port to listen on (default 8080). Env: FOLLA_PORT")
+    @Option(parsing: .unconditional, help: "Port to listen on (default 8080). Env: FOLLA_PORT")
     var port: Int?
 
-    @Option(help: "Join radius in metres (default 10). Env: FOLLA_JOIN_RADIUS")
+    @Option(parsing: .unconditional, help: "Join radius in metres (default 10). Env: FOLLA_JOIN_RADIUS")
     var joinRadius: Double?
 
-    @Option(help: "Presence TTL in seconds (default 1200). Env: FOLLA_PRESENCE_TTL")
+    @Option(parsing: .unconditional, help: "Presence TTL in seconds (default 1200). Env: FOLLA_PRESENCE_TTL")
     var presenceTTL: Double?
 
-    @Option(help: "Refuse pings implying more than this speed, m/s (default 350). Env: FOLLA_MAX_SPEED")
+    @Option(parsing: .unconditional, help: "Refuse pings implying more than this speed, m/s (default 350). Env: FOLLA_MAX_SPEED")
     var maxSpeed: Double?
 
-    @Option(help: "Erase devices silent for this many seconds (default 604800, a week). Env: FOLLA_RETENTION")
+    @Option(parsing: .unconditional, help: "Erase devices silent for this many seconds (default 604800, a week). Env: FOLLA_RETENTION")
     var retention: Double?
 
-    @Option(help: "Delete messages older than this many seconds (default 86400, a day). Env: FOLLA_MESSAGE_RETENTION")
+    @Option(parsing: .unconditional, help: "Delete messages older than this many seconds (default 86400, a day). Env: FOLLA_MESSAGE_RETENTION")
     var messageRetention: Double?
 
-    @Option(help: "A device counts toward groups, stats and reports once seen for this many seconds (default 300). Env: FOLLA_ESTABLISH_AFTER")
+    @Option(parsing: .unconditional, help: "A device counts toward groups, stats and reports once seen for this many seconds (default 300). Env: FOLLA_ESTABLISH_AFTER")
     var establishAfter: Double?
 
-    @Option(help: "… and on at least this many accepted pings (default 3). Env: FOLLA_ESTABLISH_PINGS")
+    @Option(parsing: .unconditional, help: "… and on at least this many accepted pings (default 3). Env: FOLLA_ESTABLISH_PINGS")
     var establishPings: Int?
 
-    @Option(help: "New device ids one client network (IPv4 /24, IPv6 /48) may create per 10 minutes (default 30; 0 = unlimited). Env: FOLLA_NEW_DEVICES_PER_NETWORK")
+    @Option(parsing: .unconditional, help: "New device ids one client network (IPv4 /24, IPv6 /48) may create per 10 minutes (default 30; 0 = unlimited). Env: FOLLA_NEW_DEVICES_PER_NETWORK")
     var newDevicesPerNetwork: Int?
 
-    @Option(help: "Seconds between expiry sweeps (default 5). Env: FOLLA_SWEEP_INTERVAL")
+    @Option(parsing: .unconditional, help: "Seconds between expiry sweeps (default 5). Env: FOLLA_SWEEP_INTERVAL")
     var sweepInterval: Double?
 
-    @Option(help: "k-anonymity: groups with fewer people show a coarsened position and no breakdown (default 3; 1 = the original). Env: FOLLA_MIN_GROUP_SIZE")
+    @Option(parsing: .unconditional, help: "k: groups with fewer established people show only as a count in their ~100 m cell (default 3; 1 = the original, unsafe). Env: FOLLA_MIN_GROUP_SIZE")
     var minGroupSize: Int?
 
     @Option(help: "Bearer token for the admin API (venues, moderation); unset disables it. Env: FOLLA_ADMIN_TOKEN")
     var adminToken: String?
 
-    @Option(help: "Distinct device reports that hide a message (default 3). Env: FOLLA_REPORT_THRESHOLD")
+    @Option(parsing: .unconditional, help: "Distinct device reports that hide a message (default 3). Env: FOLLA_REPORT_THRESHOLD")
     var reportThreshold: Int?
 
     @Option(help: "Comma-separated words refused in messages. Env: FOLLA_BLOCKED_WORDS")
     var blockedWords: String?
 
-    @Option(help: "Messages a device may post per 10 minutes (default 5). Env: FOLLA_MESSAGE_RATE")
+    @Option(parsing: .unconditional, help: "Messages a device may post per 10 minutes (default 5). Env: FOLLA_MESSAGE_RATE")
     var messageRate: Int?
 
-    @Option(help: "Seconds walls are cached in process and by screens (default 2). Env: FOLLA_WALL_CACHE_SECONDS")
+    @Option(parsing: .unconditional, help: "Seconds walls are cached in process and by screens (default 2). Env: FOLLA_WALL_CACHE_SECONDS")
     var wallCacheSeconds: Int?
 
-    @Option(help: "Database connections in the pool (default 20). Env: FOLLA_DB_CONNECTIONS")
+    @Option(parsing: .unconditional, help: "Database connections in the pool (default 20). Env: FOLLA_DB_CONNECTIONS")
     var dbConnections: Int?
 
     func run() async throws {
         let logger = database.makeLogger("folla")
         var policy = CheckInPolicy.default
-        policy.joinRadius = try positive(joinRadius ?? env("FOLLA_JOIN_RADIUS").flatMap(Double.init) ?? policy.joinRadius, "join-radius")
-        policy.presenceTTL = try positive(presenceTTL ?? env("FOLLA_PRESENCE_TTL").flatMap(Double.init) ?? policy.presenceTTL, "presence-ttl")
-        policy.maxSpeed = try positive(maxSpeed ?? env("FOLLA_MAX_SPEED").flatMap(Double.init) ?? policy.maxSpeed, "max-speed")
-        policy.retention = try positive(retention ?? env("FOLLA_RETENTION").flatMap(Double.init) ?? policy.retention, "retention")
-        policy.messageRetention = try positive(
-            messageRetention ?? env("FOLLA_MESSAGE_RETENTION").flatMap(Double.init) ?? policy.messageRetention, "message-retention")
+        let day = 86_400.0, year = 365 * day
+        policy.joinRadius = try Setting("join-radius").number(joinRadius, default: policy.joinRadius, in: 0.5...1000)
+        policy.presenceTTL = try Setting("presence-ttl").number(presenceTTL, default: policy.presenceTTL, in: 1...day)
+        policy.maxSpeed = try Setting("max-speed").number(maxSpeed, default: policy.maxSpeed, in: 0.1...10_000)
+        policy.retention = try Setting("retention").number(retention, default: policy.retention, in: 1...year)
+        policy.messageRetention = try Setting("message-retention").number(messageRetention, default: policy.messageRetention, in: 1...year)
         let establishment = Establishment(
-            after: try nonNegative(establishAfter ?? env("FOLLA_ESTABLISH_AFTER").flatMap(Double.init) ?? Establishment.standard.after, "establish-after"),
-            pings: Int(try positive(Double(establishPings ?? env("FOLLA_ESTABLISH_PINGS").flatMap(Int.init) ?? Establishment.standard.pings), "establish-pings")))
+            after: try Setting("establish-after").number(establishAfter, default: Establishment.standard.after, in: 0...day),
+            pings: try Setting("establish-pings").integer(establishPings, default: Establishment.standard.pings, in: 1...1000))
         let budgets = ClientBudgets(
-            newDevices: Int(try nonNegative(Double(newDevicesPerNetwork ?? env("FOLLA_NEW_DEVICES_PER_NETWORK").flatMap(Int.init) ?? 30), "new-devices-per-network")))
-        let k = try resolvedMinGroupSize()
-        let sweepEvery = try positive(sweepInterval ?? env("FOLLA_SWEEP_INTERVAL").flatMap(Double.init) ?? 5, "sweep-interval")
+            newDevices: try Setting("new-devices-per-network").integer(newDevicesPerNetwork, default: 30, in: 0...1_000_000))
+        let k = try Setting("min-group-size").integer(minGroupSize, default: 3, in: 1...1000)
+        let sweepEvery = try Setting("sweep-interval").number(sweepInterval, default: 5, in: 0.05...3600)
         let bindHost = host ?? env("FOLLA_HOST") ?? "127.0.0.1"
-        let bindPort = port ?? env("FOLLA_PORT").flatMap(Int.init) ?? 8080
+        let bindPort = try Setting("port").integer(port, default: 8080, in: 0...65_535)
+        let reportThreshold = try Setting("report-threshold").integer(self.reportThreshold, default: 3, in: 1...1000)
+        let rate = try Setting("message-rate").integer(messageRate, default: 5, in: 1...1_000_000)
+        let wallCache = try Setting("wall-cache-seconds").integer(wallCacheSeconds, default: 2, in: 0...3600)
+        let connections = try Setting("db-connections").integer(dbConnections, default: 20, in: 1...1000)
+        try database.validateLogLevel()
         let keyer = try DeviceKeyer(secret: database.resolvedSecret())
         let migrator = try Migrator.bundled()
 
@@ -104,7 +109,7 @@ struct Serve: AsyncParsableCommand {
         }
 
         var dbConfig = try location.configuration()
-        dbConfig.options.maximumConnections = dbConnections ?? env("FOLLA_DB_CONNECTIONS").flatMap(Int.init) ?? 20
+        dbConfig.options.maximumConnections = connections
         let client = PostgresClient(configuration: dbConfig, backgroundLogger: logger)
         let clock = SystemClock()
         let presence = PresenceStore(client: client, keyer: keyer, policy: policy, logger: logger)
@@ -114,15 +119,13 @@ struct Serve: AsyncParsableCommand {
 
         let privacy = PrivacyPolicy(k: k, establishment: establishment, noiseKey: keyer.noiseKey)
         let words = (blockedWords ?? env("FOLLA_BLOCKED_WORDS") ?? "").split(separator: ",").map(String.init)
-        let messagePolicy = MessagePolicy(
-            reportThreshold: reportThreshold ?? env("FOLLA_REPORT_THRESHOLD").flatMap(Int.init) ?? 3, blockedWords: words)
-        let rate = messageRate ?? env("FOLLA_MESSAGE_RATE").flatMap(Int.init) ?? 5
+        let messagePolicy = MessagePolicy(reportThreshold: reportThreshold, blockedWords: words)
         let deps = AppDependencies(
             presence: presence, places: PlaceReads(client: client, logger: logger), privacy: privacy,
             readiness: ReadinessProbe(client: client, migrator: migrator, logger: logger), clock: clock,
             messagePolicy: messagePolicy, messageLimiter: RateLimiter(limit: rate, window: 600), budgets: budgets,
             adminToken: adminToken ?? env("FOLLA_ADMIN_TOKEN"),
-            wallCacheSeconds: wallCacheSeconds ?? env("FOLLA_WALL_CACHE_SECONDS").flatMap(Int.init) ?? 2)
+            wallCacheSeconds: wallCache)
         let app = Application(
             router: buildRouter(deps),
             configuration: .init(address: .hostname(bindHost, port: bindPort), serverName: "folla"),
@@ -130,21 +133,5 @@ struct Serve: AsyncParsableCommand {
             logger: logger
         )
         try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
-    }
-
-    private func resolvedMinGroupSize() throws -> Int {
-        let k = minGroupSize ?? env("FOLLA_MIN_GROUP_SIZE").flatMap(Int.init) ?? 3
-        guard k >= 1 else { throw ValidationError("--min-group-size must be at least 1") }
-        return k
-    }
-
-    private func nonNegative(_ value: Double, _ name: String) throws -> Double {
-        guard value.isFinite, value >= 0 else { throw ValidationError("--\(name) must be a number of at least 0") }
-        return value
-    }
-
-    private func positive(_ value: Double, _ name: String) throws -> Double {
-        guard value.isFinite, value > 0 else { throw ValidationError("--\(name) must be a positive number") }
-        return value
     }
 }

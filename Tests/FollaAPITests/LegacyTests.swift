@@ -13,6 +13,24 @@ import Testing
         try String(contentsOf: Self.folder.appendingPathComponent(name), encoding: .utf8)
     }
 
+    /// `sendData.php` goes through the same write path as `/v1/checkins`: blocked words and
+    /// the per-device message limit hold there too (it skipped both before).
+    @Test func sendDataKeepsEveryMessageRule() async throws {
+        try await AppFixture.run(messageRate: 5) { f in
+            let form = "udid=\(udidA)&latitude=44.4938&longitude=11.343&message="
+            let blocked = try await f.post("/sendData.php", form + "che%20truffa", contentType: "application/x-www-form-urlencoded")
+            #expect(blocked.status == .badRequest)
+            #expect(try await f.rowCounts() == [0, 0, 0])
+            for i in 1...5 {
+                let r = try await f.post("/sendData.php", form + "ciao\(i)", contentType: "application/x-www-form-urlencoded")
+                #expect(r.status == .ok)
+            }
+            let sixth = try await f.post("/sendData.php", form + "ciao6", contentType: "application/x-www-form-urlencoded")
+            #expect(sixth.status == .tooManyRequests && sixth.headers[.retryAfter] != nil)
+            #expect(try await f.rowCounts()[2] == 5)
+        }
+    }
+
     @Test func sendDataAndGetMessageMatchTheFixtures() async throws {
         try await AppFixture.run { f in
             for step in 1...3 {

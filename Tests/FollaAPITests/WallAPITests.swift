@@ -34,6 +34,25 @@ extension AppFixture {
 }
 
 @Suite struct VenueAdminTests {
+    /// Names are measured as the database's CHECK measures them (code points): 61 flags or
+    /// an "e" with 200 combining accents is a 400 naming the field, never a 500.
+    @Test func venueNamesCountCodePoints() async throws {
+        try await AppFixture.run { f in
+            let flags = String(repeating: "\u{1F1EE}\u{1F1F9}", count: 61)
+            let accents = "e" + String(repeating: "\u{0301}", count: 200)
+            for name in [flags, accents] {
+                let r = try await f.adminJSON(.post, "/v1/admin/venues",
+                    #"{"slug":"nomi","name":"\#(name)","centre":{"lat":44.49,"lon":11.34},"radius_m":40}"#)
+                #expect(r.status == .badRequest)
+                #expect((try f.json(r)["invalid_params"] as? [[String: Any]])?.first?["name"] as? String == "name")
+            }
+            let sixty = String(repeating: "\u{1F1EE}\u{1F1F9}", count: 60)
+            let ok = try await f.adminJSON(.post, "/v1/admin/venues",
+                #"{"slug":"nomi","name":"\#(sixty)","centre":{"lat":44.49,"lon":11.34},"radius_m":40}"#)
+            #expect(ok.status == .created)
+        }
+    }
+
     @Test func createReplaceDeleteAndValidate() async throws {
         try await AppFixture.run { f in
             try await f.makeVenue()

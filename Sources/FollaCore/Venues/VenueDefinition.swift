@@ -13,7 +13,11 @@ public struct VenueDefinition: Sendable, Equatable {
               first != 0x2D
         else { throw FieldError("slug", "must be 1–63 characters of a–z, 0–9 and '-', not starting with '-'") }
         let trimmed = name.trimmingWhitespace()
-        guard (1...120).contains(trimmed.count) else { throw FieldError("name", "must be 1–120 characters") }
+        // Counted as the database counts (char_length: code points), not as grapheme clusters:
+        // 61 flags are 61 characters to a person but 122 code points to the CHECK.
+        guard (1...120).contains(trimmed.unicodeScalars.count) else {
+            throw FieldError("name", "must be 1–120 characters (Unicode code points; got \(trimmed.unicodeScalars.count))")
+        }
         for scalar in trimmed.unicodeScalars where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
             throw FieldError("name", "must not contain control characters")
         }

@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+
+/// `folla serve` checks every flag and `FOLLA_*` variable before it does anything: a bad
+/// value is exit 64 with a message naming it, and no data folder, no PostgreSQL, no port.
+@Suite struct ServeSettingsTests {
+    static let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent(".build/debug/folla").path
+
+    @Test(arguments: [
+        (["--port", "70000"], [String: String](), "--port"),
+        (["--join-radius", "-5"], [:], "--join-radius"),
+        (["--min-group-size", "0"], [:], "--min-group-size"),
+        ([], ["FOLLA_PORT": "abc"], "FOLLA_PORT"),
+        ([], ["FOLLA_PRESENCE_TTL": "soon"], "FOLLA_PRESENCE_TTL"),
+        ([], ["FOLLA_LOG_LEVEL": "loud"], "FOLLA_LOG_LEVEL"),
+        (["--establish-pings", "0"], [:], "--establish-pings"),
+    ])
+    func badSettingsStopBeforeAnySideEffect(arguments: [String], environment: [String: String], named: String) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("folla-settings-\(UUID().uuidString)").path
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Self.binary)
+        p.arguments = ["serve", "--data-dir", dir] + arguments
+        p.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FOLLA_") }.merging(environment) { $1 }
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        // A server that starts anyway is stopped (and the test fails) rather than waited for.
+        let deadline = Date().addingTimeInterval(15)
+        while p.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        let started = p.isRunning
+        if started { p.terminate() }
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        #expect(!started, "folla serve started with a bad setting")
+        #expect(p.terminationStatus == 64, "\(text)")
+        #expect(text.contains(named), "\(text)")
+        #expect(!FileManager.default.fileExists(atPath: dir), "the data folder was created")
+    }
+}
