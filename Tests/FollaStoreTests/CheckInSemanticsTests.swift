@@ -52,6 +52,25 @@ import Testing
         }
     }
 
+    /// Messages live for the message retention, then go; an emptied place nothing points to
+    /// any more goes with them (nothing is kept forever).
+    @Test func retentionDeletesOldMessagesAndForgottenPlaces() async throws {
+        try await PresenceFixture.run { f in
+            let r = try await f.checkIn(udid(1), bologna, message: "ciao")
+            #expect(try await f.store.checkOut(try DeviceID(udid(1)), at: PresenceFixture.start.addingTimeInterval(5)))
+            let retention = f.store.policy.messageRetention
+            // Before the retention: the message stays, and so does its (emptied) place.
+            #expect(try await f.store.retire(at: PresenceFixture.start.addingTimeInterval(retention - 60), messageRetention: retention,
+                                             budgetWindow: 600) == 0)
+            #expect(try await f.count("SELECT count(*)::int FROM message") == 1)
+            // After it: both go.
+            #expect(try await f.store.retire(at: PresenceFixture.start.addingTimeInterval(retention + 60), messageRetention: retention,
+                                             budgetWindow: 600) == 2)
+            #expect(try await f.count("SELECT count(*)::int FROM message") == 0)
+            #expect(try await f.count("SELECT count(*)::int FROM place WHERE id = \(r.place.id)") == 0)
+        }
+    }
+
     @Test func nearestPlaceWinsWhenTwoAreInRange() async throws {
         try await PresenceFixture.run { f in
             let west = try await f.checkIn(udid(1), bologna)
