@@ -95,3 +95,32 @@ import Testing
         #expect((try? MessageText("e\u{0301}\u{0302}")) != nil)
     }
 }
+
+/// Numbers that arrive as text (query strings, forms, XML, JSON strings) are plain decimals:
+/// no hex, no NaN or infinity words, nothing after a NUL.
+@Suite struct DecimalTextTests {
+    @Test(arguments: ["44\u{0}garbage", "0x2C.7D", "0x1p5", "0x10", "nan", "inf", "infinity", "1e", ".", "-", "1.2.3", "4 4", "١٢"])
+    func refusesWhatIsNotADecimal(_ text: String) {
+        #expect(throws: FieldError.self) { try Fields(["lat": .string(text)]).double("lat") }
+    }
+
+    @Test(arguments: [("44.4938", 44.4938), ("-1.5e2", -150), ("+3", 3), (".5", 0.5), ("5.", 5), ("1E+2", 100)])
+    func readsDecimals(_ text: String, _ value: Double) throws {
+        #expect(try Fields(["lat": .string(text)]).double("lat") == value)
+    }
+
+    @Test func namesTheRealProblem() {
+        do {
+            _ = try Fields(["radius": .string("1e400")]).double("radius")
+            Issue.record("1e400 was accepted")
+        } catch {
+            #expect(error.field == "radius" && error.reason.contains("out of range"))
+        }
+        do {
+            _ = try Fields(["id": .string("0x10")]).integer("id", in: 1...100)
+            Issue.record("0x10 was accepted")
+        } catch {
+            #expect(error.reason.contains("decimal"))
+        }
+    }
+}

@@ -59,12 +59,41 @@ public struct Fields: Sendable {
         case .string(let s):
             let t = s.trimmingWhitespace()
             if t.isEmpty { return nil }
-            guard let n = Double(t) else { throw FieldError(name, "must be a number, got \"\(t.prefix(40))\"") }
+            // Only plain decimals: Double(_:) would also take hex ("0x1p5"), "nan", "inf", and
+            // stop at a NUL ("44\0garbage" read as 44).
+            guard Self.isDecimal(t), let n = Double(t) else {
+                let shown = t.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ? "" : ", got \"\(t.prefix(40))\""
+                throw FieldError(name, "must be a decimal number (like 44.4938 or -1.5e2)\(shown)")
+            }
+            guard n.isFinite else { throw FieldError(name, "is out of range (beyond ±1.8e308)") }
             value = n
         case let other?: throw FieldError(name, "must be a number, got \(other.kind)")
         }
         guard value.isFinite else { throw FieldError(name, "must be a finite number") }
         return value
+    }
+
+    /// `[+-] digits [. digits] [(e|E) [+-] digits]`, with digits on at least one side of the
+    /// point: the JSON number grammar, plus a leading + and a bare fraction as people type them.
+    static func isDecimal(_ t: String) -> Bool {
+        var it = t.utf8.makeIterator()
+        var c = it.next()
+        if c == UInt8(ascii: "+") || c == UInt8(ascii: "-") { c = it.next() }
+        var digits = 0
+        while let d = c, d >= 0x30 && d <= 0x39 { digits += 1; c = it.next() }
+        if c == UInt8(ascii: ".") {
+            c = it.next()
+            while let d = c, d >= 0x30 && d <= 0x39 { digits += 1; c = it.next() }
+        }
+        guard digits > 0 else { return false }
+        if c == UInt8(ascii: "e") || c == UInt8(ascii: "E") {
+            c = it.next()
+            if c == UInt8(ascii: "+") || c == UInt8(ascii: "-") { c = it.next() }
+            var exponent = 0
+            while let d = c, d >= 0x30 && d <= 0x39 { exponent += 1; c = it.next() }
+            guard exponent > 0 else { return false }
+        }
+        return c == nil
     }
 
     public func requiredDouble(_ name: String) throws(FieldError) -> Double {
