@@ -2,6 +2,7 @@ import FollaCore
 import FollaServices
 import Hummingbird
 import Logging
+import NIOHTTP1
 
 /// Turns every error escaping a handler into a problem response, so a client never sees
 /// a bare status, an HTML page or a stack trace; logs what is the server's fault.
@@ -19,6 +20,13 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return Problem.refused(refusal).response()
         } catch let limited as RateLimited {
             return Problem.rateLimited(limited).response()
+        } catch let error as HTTPParserError {
+            // A body that cannot be read (bad chunk size, short chunk, unknown transfer coding,
+            // a body cut short): the client's fault, which any client can repeat at will, so
+            // not an error line in our log.
+            context.logger.debug("unreadable request", metadata: ["error": "\(error)"])
+            return Problem(.badRequest, type: "malformed-request", title: "Malformed request",
+                           detail: "the request could not be read: \(error)").response()
         } catch let error as HTTPError {
             return Self.problem(for: error).response()
         } catch let error as any HTTPResponseError {
