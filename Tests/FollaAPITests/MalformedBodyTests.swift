@@ -31,14 +31,8 @@ import Testing
                             data += d
                         print(data.split(b"\r\n")[0].decode())
                 """#
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            p.arguments = ["python3", "-c", script, "\(port)"]
-            let out = Pipe()
-            p.standardOutput = out
-            try p.run()
-            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            p.waitUntilExit()
+            let run = try await ExternalProcess.run("/usr/bin/env", ["python3", "-c", script, "\(port)"])
+            let text = run.output + run.errors
             let lines = text.split(separator: "\n")
             #expect(lines.count == 12, "\(text)")
             #expect(lines.allSatisfy { $0.hasPrefix("HTTP/1.1 400") }, "\(text)")

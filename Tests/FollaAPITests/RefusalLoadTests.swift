@@ -27,21 +27,10 @@ import Testing
                 seq 1 1500 | timeout 60 xargs -P 24 -n 1 sh \(one.path) | sort | uniq -c
                 curl -s -m 10 -o /dev/null -w 'after %{http_code}\n' 'http://127.0.0.1:\(port)/v1/groups?lat=44.4938&lon=11.343'
                 """
-            let output = try await Self.shell(script)
+            let output = try await ExternalProcess.run("/bin/sh", ["-c", script]).output
             #expect(output.contains("500 200") && output.contains("1000 403"), "\(output)")
             #expect(output.contains("after 200"), "no database connection came back after the refusals:\n\(output)")
         }
     }
 
-    static func shell(_ script: String) async throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", script]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        try p.run()
-        let data = try await Task.detached { pipe.fileHandleForReading.readDataToEndOfFile() }.value
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
-    }
 }

@@ -16,26 +16,16 @@ import Testing
         ([], ["FOLLA_LOG_LEVEL": "loud"], "FOLLA_LOG_LEVEL"),
         (["--establish-pings", "0"], [:], "--establish-pings"),
     ])
-    func badSettingsStopBeforeAnySideEffect(arguments: [String], environment: [String: String], named: String) throws {
+    func badSettingsStopBeforeAnySideEffect(arguments: [String], environment: [String: String], named: String) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("folla-settings-\(UUID().uuidString)").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Self.binary)
-        p.arguments = ["serve", "--data-dir", dir] + arguments
-        p.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FOLLA_") }.merging(environment) { $1 }
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        // A server that starts anyway is stopped (and the test fails) rather than waited for.
-        let deadline = Date().addingTimeInterval(15)
-        while p.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        let started = p.isRunning
-        if started { p.terminate() }
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
+        // A server that starts anyway is stopped at the deadline (and the test fails).
+        let run = try await ExternalProcess.run(
+            Self.binary, ["serve", "--data-dir", dir] + arguments,
+            environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FOLLA_") }.merging(environment) { $1 },
+            deadline: 15)
+        let text = run.errors
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        #expect(!started, "folla serve started with a bad setting")
-        #expect(p.terminationStatus == 64, "\(text)")
+        #expect(run.status == 64, "\(text)")
         #expect(text.contains(named), "\(text)")
         #expect(!FileManager.default.fileExists(atPath: dir), "the data folder was created")
     }
