@@ -4,9 +4,12 @@ import Logging
 
 /// The HTTP surface of Folla: every route, behind the problem and access-log middleware.
 public func buildRouter(_ deps: AppDependencies) -> Router<FollaRequestContext> {
-    let router = Router(context: FollaRequestContext.self)
+    // HEAD is answered on every GET route (the GET's headers, no body).
+    let router = Router(context: FollaRequestContext.self, options: .autoGenerateHeadEndpoints)
+    let known = KnownRoutes()
     router.add(middleware: AccessLogMiddleware())
     router.add(middleware: ProblemMiddleware())
+    router.add(middleware: MethodNotAllowedMiddleware(routes: known))
     HealthRoutes(readiness: deps.readiness).register(on: router)
     let v1 = router.group("v1")
     CheckInRoutes(deps: deps).register(on: v1)
@@ -17,5 +20,6 @@ public func buildRouter(_ deps: AppDependencies) -> Router<FollaRequestContext> 
     LegacyRoutes(deps: deps).register(on: router)
     WallPage(deps: deps).register(on: router)
     OpenAPIRoute().register(on: router)
+    known.set(router.routes.map { ("\($0.path)", $0.method) })
     return router
 }
