@@ -9,6 +9,11 @@ enum JSONFieldDecoder {
             throw Problem.malformed("the body is not valid UTF-8")
         }
         do {
+            try StrictJSON.validate(data)
+        } catch {
+            throw Problem.malformed("the body is not valid JSON: \(error)")
+        }
+        do {
             let object = try JSONDecoder().decode([String: JSONScalar].self, from: data)
             return Fields(object.mapValues(\.value))
         } catch DecodingError.typeMismatch {

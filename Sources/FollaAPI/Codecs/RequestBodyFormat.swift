@@ -38,6 +38,12 @@ extension Request {
     /// The request's fields, from a body of at most `limit` bytes.
     mutating func decodeFields(limit: Int) async throws -> Fields {
         let format = try RequestBodyFormat(contentType: headers[.contentType])
+        // A compressed body would be read as garbage (or, worse, as something else): refuse
+        // any coding but identity rather than ignore the header.
+        if let coding = headers[.contentEncoding]?.trimmingCharacters(in: .whitespaces).lowercased(), coding != "identity", !coding.isEmpty {
+            throw Problem(.unsupportedMediaType, type: "unsupported-content-encoding", title: "Unsupported content encoding",
+                          detail: "Content-Encoding \(coding) is not accepted; send the body uncompressed")
+        }
         let body: ByteBuffer
         do {
             body = try await collectBody(upTo: limit)

@@ -1,0 +1,173 @@
+import Foundation
+
+/// A strict RFC 8259 check of a JSON text before it is decoded: Foundation's parser lets a
+/// trailing comma pass and keeps one of two duplicate keys (the first or the last, depending
+/// on the route), and no package on hand refuses either, so this small recursive-descent
+/// reader does, and says where the problem is.
+enum StrictJSON {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func validate(_ data: Data) throws(Failure) {
+        var reader = Reader(bytes: [UInt8](data))
+        reader.skipSpace()
+        try reader.value(depth: 0)
+        reader.skipSpace()
+        guard reader.at == reader.bytes.count else { throw reader.fail("unexpected text after the JSON value") }
+    }
+
+    private struct Reader {
+        let bytes: [UInt8]
+        var at = 0
+
+        func fail(_ what: String) -> Failure { Failure(description: "\(what) at byte \(at)") }
+
+        var peek: UInt8? { at < bytes.count ? bytes[at] : nil }
+
+        mutating func skipSpace() {
+            while let c = peek, c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D { at += 1 }
+        }
+
+        mutating func expect(_ c: UInt8) throws(Failure) {
+            guard peek == c else { throw fail("expected '\(Character(Unicode.Scalar(c)))'") }
+            at += 1
+        }
+
+        mutating func value(depth: Int) throws(Failure) {
+            guard depth < 64 else { throw fail("nested too deeply") }
+            switch peek {
+            case UInt8(ascii: "{"): try object(depth: depth)
+            case UInt8(ascii: "["): try array(depth: depth)
+            case UInt8(ascii: "\""): _ = try string()
+            case UInt8(ascii: "t"): try literal("true")
+            case UInt8(ascii: "f"): try literal("false")
+            case UInt8(ascii: "n"): try literal("null")
+            case let c? where c == UInt8(ascii: "-") || (c >= 0x30 && c <= 0x39): try number()
+            case nil: throw fail("unexpected end of the body")
+            default: throw fail("unexpected character")
+            }
+        }
+
+        mutating func object(depth: Int) throws(Failure) {
+            at += 1
+            skipSpace()
+            if peek == UInt8(ascii: "}") { at += 1; return }
+            var keys = Set<String>()
+            while true {
+                skipSpace()
+                guard peek == UInt8(ascii: "\"") else { throw fail("expected a key (a trailing comma?)") }
+                let key = try string()
+                guard keys.insert(key).inserted else { throw fail("duplicate key \"\(key.prefix(40))\"") }
+                skipSpace()
+                try expect(UInt8(ascii: ":"))
+                skipSpace()
+                try value(depth: depth + 1)
+                skipSpace()
+                if peek == UInt8(ascii: ",") { at += 1; continue }
+                try expect(UInt8(ascii: "}"))
+                return
+            }
+        }
+
+        mutating func array(depth: Int) throws(Failure) {
+            at += 1
+            skipSpace()
+            if peek == UInt8(ascii: "]") { at += 1; return }
+            while true {
+                skipSpace()
+                if peek == UInt8(ascii: "]") { throw fail("trailing comma in an array") }
+                try value(depth: depth + 1)
+                skipSpace()
+                if peek == UInt8(ascii: ",") { at += 1; continue }
+                try expect(UInt8(ascii: "]"))
+                return
+            }
+        }
+
+        mutating func literal(_ word: String) throws(Failure) {
+            for c in word.utf8 {
+                guard peek == c else { throw fail("unexpected character") }
+                at += 1
+            }
+        }
+
+        mutating func number() throws(Failure) {
+            let start = at
+            if peek == UInt8(ascii: "-") { at += 1 }
+            guard let first = peek, first >= 0x30 && first <= 0x39 else { throw fail("a number needs digits") }
+            if first == 0x30 { at += 1 } else { digits() }
+            if peek == UInt8(ascii: ".") {
+                at += 1
+                guard let d = peek, d >= 0x30 && d <= 0x39 else { throw fail("a number needs digits after its point") }
+                digits()
+            }
+            if peek == UInt8(ascii: "e") || peek == UInt8(ascii: "E") {
+                at += 1
+                if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { at += 1 }
+                guard let d = peek, d >= 0x30 && d <= 0x39 else { throw fail("a number needs digits in its exponent") }
+                digits()
+            }
+            let text = String(decoding: bytes[start..<at], as: UTF8.self)
+            guard let v = Double(text), v.isFinite else { throw fail("number \(text.prefix(40)) is out of range (beyond ±1.8e308)") }
+        }
+
+        mutating func digits() {
+            while let d = peek, d >= 0x30 && d <= 0x39 { at += 1 }
+        }
+
+        /// A string's text (for keys); escapes are checked, lone surrogates refused.
+        mutating func string() throws(Failure) -> String {
+            at += 1
+            var out = [UInt8]()
+            while true {
+                guard let c = peek else { throw fail("unterminated string") }
+                at += 1
+                switch c {
+                case UInt8(ascii: "\""): return String(decoding: out, as: UTF8.self)
+                case UInt8(ascii: "\\"):
+                    guard let e = peek else { throw fail("unterminated string") }
+                    at += 1
+                    switch e {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
+                    case UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"): out.append(0x20)
+                    case UInt8(ascii: "u"):
+                        let unit = try hex4()
+                        if (0xD800...0xDBFF).contains(unit) {
+                            guard peek == UInt8(ascii: "\\") else { throw fail("lone surrogate \\u\(String(unit, radix: 16)) in a string") }
+                            at += 1
+                            guard peek == UInt8(ascii: "u") else { throw fail("lone surrogate \\u\(String(unit, radix: 16)) in a string") }
+                            at += 1
+                            let low = try hex4()
+                            guard (0xDC00...0xDFFF).contains(low) else { throw fail("lone surrogate \\u\(String(unit, radix: 16)) in a string") }
+                            let scalar = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+                            out.append(contentsOf: Array(String(Character(Unicode.Scalar(scalar)!)).utf8))
+                        } else if (0xDC00...0xDFFF).contains(unit) {
+                            throw fail("lone surrogate \\u\(String(unit, radix: 16)) in a string")
+                        } else {
+                            out.append(contentsOf: Array(String(Character(Unicode.Scalar(unit)!)).utf8))
+                        }
+                    default: throw fail("invalid escape in a string")
+                    }
+                case 0x00..<0x20: throw fail("unescaped control character in a string")
+                default: out.append(c)
+                }
+            }
+        }
+
+        mutating func hex4() throws(Failure) -> UInt32 {
+            var v: UInt32 = 0
+            for _ in 0..<4 {
+                guard let c = peek else { throw fail("unterminated \\u escape") }
+                at += 1
+                switch c {
+                case 0x30...0x39: v = v << 4 | UInt32(c - 0x30)
+                case 0x41...0x46: v = v << 4 | UInt32(c - 0x41 + 10)
+                case 0x61...0x66: v = v << 4 | UInt32(c - 0x61 + 10)
+                default: throw fail("invalid \\u escape")
+                }
+            }
+            return v
+        }
+    }
+}
