@@ -89,6 +89,19 @@ import Testing
         #expect(close > 450)
     }
 
+    /// Subsets of places (other cluster ε, other wall radii) draw no fresh noise: a sum is
+    /// the sum of each place's own noisy figures, and a place with fewer than k reporters
+    /// adds nothing, so subtracting sums gives only what each place shows on its own.
+    @Test func sumsAddEachPlacesOwnNoise() {
+        let a = policy.publish([place(1, bologna, people: 4, ages: [20, 30, 40, 50], mix: 11)])[0]
+        let b = policy.publish([place(2, Coordinate(latitude: 44.5, longitude: 11.35), people: 3, ages: [25, 35, 45], mix: 22)])[0]
+        let lone = policy.publish([place(3, Coordinate(latitude: 44.51, longitude: 11.36), people: 3, ages: [66], mix: 33)])[0]
+        let (sa, sb, both) = (policy.stats(of: [a])!, policy.stats(of: [b])!, policy.stats(of: [a, b])!)
+        #expect(both.male == sa.male + sb.male && both.female == sa.female + sb.female)
+        #expect(policy.stats(of: [a, b, lone]) == both)
+        #expect(policy.stats(of: [lone]) == nil)
+    }
+
     @Test func checkInAnswerWithholdsThePlace() {
         let r = CheckInResult(outcome: .joined, place: PlaceSnapshot(id: 4, anchor: bologna, stats: PlaceStats(people: 1, reporters: 0, ageSum: 0, male: 0, female: 0)),
                               previousPlaceID: nil, distanceToAnchor: 3, messageID: nil, at: Date(), established: false)

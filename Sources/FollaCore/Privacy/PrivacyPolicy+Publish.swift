@@ -1,3 +1,5 @@
+import struct Foundation.Date
+
 /// From live places to what readers may see.
 extension PrivacyPolicy {
     /// Places with established people, as readers may see them. Places of `k` or more keep
@@ -19,16 +21,19 @@ extension PrivacyPolicy {
             }
             let centre = coarsen(p.anchor)
             let key = CellKey(centre)
+            // A cell holding one person would show their ping rhythm to the minute: a quarter
+            // of an hour is enough to say whether the spot is alive.
+            let active = isOriginal ? p.lastActivity : Date(timeIntervalSince1970: (p.lastActivity.timeIntervalSince1970 / 900).rounded(.down) * 900)
             if let i = cells[key] {
                 out[i].people += p.stats.people
                 out[i].messageCount += p.messageCount
-                out[i].lastActivity = max(out[i].lastActivity, coarsen(p.lastActivity))
+                out[i].lastActivity = max(out[i].lastActivity, active)
                 out[i].sources.append(p.id)
             } else {
                 cells[key] = out.count
                 out.append(PublishedPlace(
                     id: nil, position: centre, isCell: true, people: p.stats.people,
-                    lastActivity: coarsen(p.lastActivity), messageCount: p.messageCount, sources: [p.id],
+                    lastActivity: active, messageCount: p.messageCount, sources: [p.id],
                     raw: nil, mix: 0))
             }
         }

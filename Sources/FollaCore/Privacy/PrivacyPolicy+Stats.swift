@@ -13,19 +13,40 @@ extension PrivacyPolicy {
     /// redraws all the noise. Subtracting the answers before and after a departure then
     /// gives the leaver's age plus the difference of two Laplace(25) draws (standard
     /// deviation about 50 years) and their sex with about 62 % confidence.
+    ///
+    /// Several entries together (clusters, walls) add up each place's own noisy figures
+    /// rather than drawing fresh noise for the sum: otherwise every different subset of
+    /// places (another cluster ε, another wall radius) would be a fresh draw over the same
+    /// people, and enough subsets would average the noise away. Only places that show stats
+    /// on their own (k reporters) contribute, so a sum never carries one person's figures.
     public func stats(of entries: [PublishedPlace]) -> PublishedStats? {
-        var sum = PlaceStats(people: 0, reporters: 0, ageSum: 0, male: 0, female: 0)
-        var mix: UInt64 = 0
+        var parts: [(raw: PlaceStats, mix: UInt64)] = []
         for e in entries {
-            guard let s = e.raw else { continue }
-            sum.people += s.people
-            sum.reporters += s.reporters
-            sum.ageSum += s.ageSum
-            sum.male += s.male
-            sum.female += s.female
-            mix ^= e.mix
+            guard let s = e.raw, isOriginal || s.reporters >= k else { continue }
+            parts.append((s, e.mix))
         }
-        return stats(sum, mix: mix)
+        if isOriginal || parts.count <= 1 {
+            let sum = PlaceStats.sum(parts.map(\.raw)) ?? PlaceStats(people: 0, reporters: 0, ageSum: 0, male: 0, female: 0)
+            return stats(sum, mix: parts.first?.mix ?? 0)
+        }
+        var male = 0, female = 0, reporters = 0, ageSum = 0.0
+        for p in parts {
+            let n = noisy(p.raw, mix: p.mix)
+            male += n.male
+            female += n.female
+            ageSum += n.ageSum
+            reporters += p.raw.reporters
+        }
+        return PublishedStats(reported: male + female, averageAge: min(120, max(13, (ageSum / Double(reporters)).rounded())),
+                              male: male, female: female)
+    }
+
+    /// One place's figures with its own noise (the same for the same reporters, always).
+    func noisy(_ s: PlaceStats, mix: UInt64) -> (male: Int, female: Int, ageSum: Double) {
+        var noise = StatsNoise(seed: noiseKey ^ mix)
+        let male = max(0, Int((Double(s.male) + noise.laplace(scale: sexNoiseScale)).rounded()))
+        let female = max(0, Int((Double(s.female) + noise.laplace(scale: sexNoiseScale)).rounded()))
+        return (male, female, Double(s.ageSum) + noise.laplace(scale: ageNoiseScale))
     }
 
     /// `stats(of:)` for one raw breakdown and its contributors' mix.
@@ -35,12 +56,9 @@ extension PrivacyPolicy {
                                   male: s.male, female: s.female)
         }
         guard s.reporters >= k else { return nil }
-        var noise = StatsNoise(seed: noiseKey ^ mix)
-        let male = max(0, Int((Double(s.male) + noise.laplace(scale: sexNoiseScale)).rounded()))
-        let female = max(0, Int((Double(s.female) + noise.laplace(scale: sexNoiseScale)).rounded()))
-        let ageSum = Double(s.ageSum) + noise.laplace(scale: ageNoiseScale)
-        let age = min(120, max(13, (ageSum / Double(s.reporters)).rounded()))
-        return PublishedStats(reported: male + female, averageAge: age, male: male, female: female)
+        let n = noisy(s, mix: mix)
+        let age = min(120, max(13, (n.ageSum / Double(s.reporters)).rounded()))
+        return PublishedStats(reported: n.male + n.female, averageAge: age, male: n.male, female: n.female)
     }
 }
 

@@ -122,17 +122,21 @@ public struct PresenceStore: Sendable {
     public func invariantViolations() async throws -> [InvariantViolation] {
         let rows = try await client.query("""
             SELECT place_id, people, live_people, reporters, live_reporters, age_sum, live_age_sum,
-                   male, live_male, female, live_female
+                   male, live_male, female, live_female, counted, live_counted, mix, live_mix
             FROM folla_invariant_violations ORDER BY place_id
             """, logger: logger)
         var out: [InvariantViolation] = []
-        for try await (id, p, lp, r, lr, a, la, m, lm, f, lf) in rows.decode(
-            (Int64, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int).self)
-        {
+        for try await row in rows {
+            let c = row.makeRandomAccess()
+            func stats(_ prefix: String) throws -> PlaceStats {
+                PlaceStats(people: try c[prefix + "people"].decode(Int.self), reporters: try c[prefix + "reporters"].decode(Int.self),
+                           ageSum: try c[prefix + "age_sum"].decode(Int.self), male: try c[prefix + "male"].decode(Int.self),
+                           female: try c[prefix + "female"].decode(Int.self))
+            }
             out.append(InvariantViolation(
-                placeID: id,
-                stored: PlaceStats(people: p, reporters: r, ageSum: a, male: m, female: f),
-                live: PlaceStats(people: lp, reporters: lr, ageSum: la, male: lm, female: lf)))
+                placeID: try c["place_id"].decode(Int64.self), stored: try stats(""), live: try stats("live_"),
+                counted: (try c["counted"].decode(Int.self), try c["live_counted"].decode(Int.self)),
+                mixAgrees: try c["mix"].decode(Int64.self) == c["live_mix"].decode(Int64.self)))
         }
         return out
     }
@@ -148,10 +152,21 @@ public struct InvariantViolation: Sendable, Hashable, CustomStringConvertible {
     public var placeID: Int64
     public var stored: PlaceStats
     public var live: PlaceStats
+    /// Established people: stored, and summed over live devices.
+    public var counted: (stored: Int, live: Int) = (0, 0)
+    /// Whether the stored reporters' mix equals the XOR over live reporters.
+    public var mixAgrees = true
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.placeID == b.placeID && a.stored == b.stored && a.live == b.live && a.counted == b.counted && a.mixAgrees == b.mixAgrees
+    }
+
+    public func hash(into h: inout Hasher) { h.combine(placeID) }
 
     public var description: String {
-        "place \(placeID): stored people=\(stored.people) reporters=\(stored.reporters) age_sum=\(stored.ageSum) male=\(stored.male) female=\(stored.female); "
-            + "live people=\(live.people) reporters=\(live.reporters) age_sum=\(live.ageSum) male=\(live.male) female=\(live.female)"
+        "place \(placeID): stored people=\(stored.people) counted=\(counted.stored) reporters=\(stored.reporters) age_sum=\(stored.ageSum) male=\(stored.male) female=\(stored.female); "
+            + "live people=\(live.people) counted=\(counted.live) reporters=\(live.reporters) age_sum=\(live.ageSum) male=\(live.male) female=\(live.female)"
+            + (mixAgrees ? "" : "; the reporters' mix differs")
     }
 }
 

@@ -60,7 +60,9 @@ CREATE TABLE network_budget (
 );
 
 -- Spends one unit of a network's budget. Raises SQLSTATE FL429 (rolling back the whole
--- transaction, so a refused request writes nothing) with the seconds to wait as its detail.
+-- transaction, so a refused request writes nothing) with the seconds to wait as its detail:
+-- the whole window, not the rest of it, which would tell when someone else on the same
+-- network first appeared.
 -- A null network or a limit of 0 means unlimited.
 CREATE FUNCTION folla_spend(p_network bytea, p_kind text, p_limit integer, p_window float8, p_now timestamptz)
 RETURNS void LANGUAGE plpgsql AS $$
@@ -76,7 +78,7 @@ BEGIN
     RETURNING * INTO b;
     IF b.spent > p_limit THEN
         RAISE EXCEPTION USING ERRCODE = 'FL429', MESSAGE = p_kind || ' budget of this network spent',
-            DETAIL = ceil(extract(epoch FROM b.window_start + make_interval(secs => p_window) - p_now))::text;
+            DETAIL = ceil(p_window)::text;
     END IF;
 END $$;
 
