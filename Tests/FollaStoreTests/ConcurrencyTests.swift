@@ -51,7 +51,7 @@ import Testing
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for worker in 0..<40 {
                     group.addTask {
-                        var rng = SplitMix(seed: UInt64(worker))
+                        var rng = SeededRandom(seed: UInt64(worker) &+ 0x9E37_79B9_7F4A_7C15)
                         for step in 0..<25 {
                             let device = udid(Int(rng.next() % 60))
                             let spot = spots[Int(rng.next() % UInt64(spots.count))]
@@ -75,18 +75,5 @@ import Testing
             let liveDevices = try await f.count("SELECT count(*) FROM device WHERE place_id IS NOT NULL")
             #expect(try await f.count("SELECT coalesce(sum(people), 0)::int FROM place") == liveDevices)
         }
-    }
-}
-
-/// A tiny seeded generator, so a failing interleaving's inputs can be replayed.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -8,11 +8,7 @@ enum JSONFieldDecoder {
         guard String(validating: data, as: UTF8.self) != nil else {
             throw Problem.malformed("the body is not valid UTF-8")
         }
-        do {
-            try StrictJSON.validate(data)
-        } catch {
-            throw Problem.malformed("the body is not valid JSON: \(error)")
-        }
+        try StrictJSON.require(data)
         do {
             let object = try JSONDecoder().decode([String: JSONScalar].self, from: data)
             return Fields(object.mapValues(\.value))

@@ -9,6 +9,15 @@ enum StrictJSON {
         var description: String
     }
 
+    /// Refuses a body that is not strict JSON with a 400 problem saying where.
+    static func require(_ data: Data) throws(Problem) {
+        do {
+            try validate(data)
+        } catch {
+            throw Problem.malformed("the body is not valid JSON: \(error)")
+        }
+    }
+
     static func validate(_ data: Data) throws(Failure) {
         var reader = Reader(bytes: [UInt8](data))
         reader.skipSpace()
@@ -130,23 +139,25 @@ enum StrictJSON {
                     at += 1
                     switch e {
                     case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
-                    case UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"): out.append(0x20)
+                    case UInt8(ascii: "b"): out.append(0x08)
+                    case UInt8(ascii: "f"): out.append(0x0C)
+                    case UInt8(ascii: "n"): out.append(0x0A)
+                    case UInt8(ascii: "r"): out.append(0x0D)
+                    case UInt8(ascii: "t"): out.append(0x09)
                     case UInt8(ascii: "u"):
                         let unit = try hex4()
+                        let lone = fail("lone surrogate \\u\(String(unit, radix: 16)) in a string")
+                        var scalar = unit
                         if (0xD800...0xDBFF).contains(unit) {
-                            guard peek == UInt8(ascii: "\\") else { throw fail("lone surrogate \\u\(String(unit, radix: 16)) in a string") }
-                            at += 1
-                            guard peek == UInt8(ascii: "u") else { throw fail("lone surrogate \\u\(String(unit, radix: 16)) in a string") }
-                            at += 1
+                            guard peek == UInt8(ascii: "\\"), at + 1 < bytes.count, bytes[at + 1] == UInt8(ascii: "u") else { throw lone }
+                            at += 2
                             let low = try hex4()
-                            guard (0xDC00...0xDFFF).contains(low) else { throw fail("lone surrogate \\u\(String(unit, radix: 16)) in a string") }
-                            let scalar = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
-                            out.append(contentsOf: Array(String(Character(Unicode.Scalar(scalar)!)).utf8))
+                            guard (0xDC00...0xDFFF).contains(low) else { throw lone }
+                            scalar = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
                         } else if (0xDC00...0xDFFF).contains(unit) {
-                            throw fail("lone surrogate \\u\(String(unit, radix: 16)) in a string")
-                        } else {
-                            out.append(contentsOf: Array(String(Character(Unicode.Scalar(unit)!)).utf8))
+                            throw lone
                         }
+                        out.append(contentsOf: Array(String(Character(Unicode.Scalar(scalar)!)).utf8))
                     default: throw fail("invalid escape in a string")
                     }
                 case 0x00..<0x20: throw fail("unescaped control character in a string")

@@ -40,13 +40,11 @@ struct MessageRoutes {
             try fields.rejectUnknown(allowed: ["device_id"])
             let device = try DeviceID(fields.requiredString("device_id"))
             switch try await deps.checkIns.report(id, by: device) {
-            case .unknown: throw Problem.notFound("no visible message \(id)")
+            // (.untrusted never arrives: the service refuses such a report as not established.)
+            case .unknown, .untrusted: throw Problem.notFound("no visible message \(id)")
             case .duplicate:
                 throw Problem(.conflict, type: "already-reported", title: "Already reported",
                               detail: "this device has already reported message \(id)")
-            case .untrusted:
-                throw Problem(.forbidden, type: "device-not-established", title: "Device too new to report",
-                              detail: "reports count only from devices that have checked in for a few minutes")
             case .reported: return JSONBody.response(.accepted, "{\"hidden\":false}", cache: "no-store")
             case .hidden: return JSONBody.response(.accepted, "{\"hidden\":true}", cache: "no-store")
             }

@@ -49,11 +49,7 @@ enum VenueBody {
                           detail: "venues are sent as application/json")
         }
         let body = try await request.collectBody(upTo: limit)
-        do {
-            try StrictJSON.validate(Data(buffer: body))  // the same strict reader as every other route
-        } catch {
-            throw Problem.malformed("the body is not valid JSON: \(error)")
-        }
+        try StrictJSON.require(Data(buffer: body))  // the same strict reader as every other route
         guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
             throw Problem.malformed("the body must be a JSON object")
         }

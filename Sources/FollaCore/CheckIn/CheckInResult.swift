@@ -86,7 +86,7 @@ public enum CheckInRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     case teleport
     /// The client network spent its budget of new device ids; retry after this many seconds.
     case budget(retryAfter: Int)
-    /// A message from a device that does not count yet (seen for too short a time).
+    /// A message or a report from a device that does not count yet (seen for too short a time).
     case notEstablished
 
     /// Says neither speed nor distance: with someone's device id, those would trilaterate them.
@@ -97,7 +97,7 @@ public enum CheckInRefusal: Error, Hashable, Sendable, CustomStringConvertible {
         case let .budget(retry):
             "too many new devices from this network; retry in \(retry) s (devices seen before are not limited)"
         case .notEstablished:
-            "this device cannot post messages yet: it counts, and may post, after a few minutes of check-ins"
+            "this device does not count yet: it may post and report after a few minutes of check-ins"
         }
     }
 }

@@ -1,5 +1,3 @@
-import struct Foundation.Date
-
 /// From live places to what readers may see.
 extension PrivacyPolicy {
     /// Places with established people, as readers may see them. Places of `k` or more keep
@@ -23,7 +21,7 @@ extension PrivacyPolicy {
             let key = CellKey(centre)
             // A cell holding one person would show their ping rhythm to the minute: a quarter
             // of an hour is enough to say whether the spot is alive.
-            let active = isOriginal ? p.lastActivity : Date(timeIntervalSince1970: (p.lastActivity.timeIntervalSince1970 / 900).rounded(.down) * 900)
+            let active = isOriginal ? p.lastActivity : p.lastActivity.floored(toMultipleOf: 900)
             if let i = cells[key] {
                 out[i].people += p.stats.people
                 out[i].messageCount += p.messageCount
@@ -43,7 +41,7 @@ extension PrivacyPolicy {
     /// Whether a place may be read by its id (detail, messages, legacy getMessage): only a
     /// place of `k` or more established people has a public id.
     public func isPublished(_ place: LivePlace) -> Bool {
-        place.stats.people > 0 && !isSmall(people: place.stats.people)
+        !isSmall(people: place.stats.people)
     }
 
     /// Messages as a reader sees them: only a published place is named; a small group's

@@ -70,39 +70,10 @@ public struct PrivacyPolicy: Sendable, Equatable {
     /// Times a reader sees (activity, messages) go to the minute: finer times would join
     /// answers to pings.
     public func coarsen(_ date: Date) -> Date {
-        isOriginal ? date : Date(timeIntervalSince1970: (date.timeIntervalSince1970 / 60).rounded(.down) * 60)
-    }
-}
-
-/// When a device starts to count: seen on at least `pings` accepted pings over at least
-/// `after` seconds. Invented ids cost that much time each, and new ids are budgeted per
-/// client network (`ClientBudgets`), so fakes cannot make k cheap.
-public struct Establishment: Sendable, Equatable {
-    public var after: Double
-    public var pings: Int
-
-    public init(after: Double, pings: Int) {
-        self.after = max(0, after)
-        self.pings = max(1, pings)
+        isOriginal ? date : date.floored(toMultipleOf: 60)
     }
 
-    /// Five minutes and three pings.
-    public static let standard = Establishment(after: 300, pings: 3)
-    /// Everyone counts from the first ping (k = 1).
-    public static let immediate = Establishment(after: 0, pings: 1)
-}
-
-/// How many new device ids one client network may create per window (0 = unlimited).
-/// Networks are IPv4 /24 and IPv6 /48 prefixes, keyed with the server secret (the address
-/// itself is never stored). Devices already known are never limited by it.
-public struct ClientBudgets: Sendable, Equatable {
-    public var newDevices: Int
-    public var window: Double
-
-    public init(newDevices: Int = 30, window: Double = 600) {
-        self.newDevices = max(0, newDevices)
-        self.window = window
-    }
-
-    public static let unlimited = ClientBudgets(newDevices: 0)
+    /// How far beyond an area the store must look for anchors: a published position can lie
+    /// up to half a cell diagonal from its anchor (nothing at k = 1).
+    public var selectionMargin: Double { isOriginal ? 0 : gridMetres }
 }

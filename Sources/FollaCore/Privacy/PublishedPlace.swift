@@ -20,19 +20,6 @@ public struct PublishedPlace: Sendable, Equatable {
     /// The raw breakdown and contributor mix, readable only through `PrivacyPolicy.stats(of:)`.
     let raw: PlaceStats?
     let mix: UInt64
-
-    init(id: Int64?, position: Coordinate, isCell: Bool, people: Int, lastActivity: Date, messageCount: Int,
-         sources: [Int64], raw: PlaceStats?, mix: UInt64) {
-        self.id = id
-        self.position = position
-        self.isCell = isCell
-        self.people = people
-        self.lastActivity = lastActivity
-        self.messageCount = messageCount
-        self.sources = sources
-        self.raw = raw
-        self.mix = mix
-    }
 }
 
 /// The age and sex breakdown as published: only from at least k established reporters, and

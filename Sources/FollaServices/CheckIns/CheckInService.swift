@@ -32,7 +32,7 @@ public struct CheckInService: Sendable {
     /// Records a ping and answers what the policy lets the device know.
     /// - Parameters:
     ///   - request: the validated ping.
-    ///   - network: the client's network prefix (`ClientNetwork`), nil when unknown.
+    ///   - network: the client's network prefix (`FollaRequestContext.clientNetwork`), nil when unknown.
     /// - Throws: `FieldError` (a blocked word), `RateLimited`, `CheckInRefusal`.
     public func checkIn(_ request: CheckInRequest, network: String?) async throws -> CheckInAnswer {
         let now = clock.now()
@@ -60,29 +60,13 @@ public struct CheckInService: Sendable {
     }
 
     /// Reports a message for moderation; only established devices count toward the threshold.
+    /// - Throws: `CheckInRefusal.notEstablished` for a device that does not count yet.
     public func report(_ messageID: Int64, by device: DeviceID) async throws -> MessageStore.ReportOutcome {
         let now = clock.now()
         try reportLimiter.limit(device, at: now, what: "reports")
-        return try await messages.report(messageID, by: device, threshold: messagePolicy.reportThreshold, at: now,
-                                         requireEstablished: !privacy.isOriginal)
-    }
-}
-
-/// A per-device rate limit was reached.
-public struct RateLimited: Error, Sendable {
-    public var what: String
-    public var limit: Int
-    public var window: TimeInterval
-    /// Whole seconds until the next attempt can succeed.
-    public var retryAfter: Int
-}
-
-extension RateLimiter {
-    /// Records one event for the device, or throws `RateLimited`. The limiter sees a hash of
-    /// the id, not the id.
-    func limit(_ device: DeviceID, at now: Date, what: String) throws(RateLimited) {
-        if let wait = acquire(String(device.rawValue.hashValue), at: now) {
-            throw RateLimited(what: what, limit: limit, window: window, retryAfter: Int(wait.rounded(.up)))
-        }
+        let outcome = try await messages.report(messageID, by: device, threshold: messagePolicy.reportThreshold, at: now,
+                                                requireEstablished: !privacy.isOriginal)
+        if outcome == .untrusted { throw CheckInRefusal.notEstablished }
+        return outcome
     }
 }

@@ -18,10 +18,6 @@ public struct GroupAssembler {
         self.privacy = privacy
     }
 
-    /// How much further than the radius the store must look: a published position can lie
-    /// up to half a cell diagonal from its anchor.
-    public var searchMargin: Double { privacy.isOriginal ? 0 : privacy.gridMetres }
-
     /// - Parameter places: live places from the store, before the policy.
     public func assemble(_ places: [LivePlace]) throws(GeoError) -> [Group] {
         let visible = privacy.publish(places).filter {

@@ -18,9 +18,8 @@ public struct GroupService: Sendable {
 
     /// The groups around the query's centre, with their latest messages when asked.
     public func groups(for query: GroupQuery) async throws -> [Group] {
-        let assembler = GroupAssembler(query: query, privacy: privacy)
-        let live = try await places.nearby(query.centre, radius: query.radius + assembler.searchMargin)
-        var groups = try assembler.assemble(live)
+        let live = try await places.nearby(query.centre, radius: query.radius + privacy.selectionMargin)
+        var groups = try GroupAssembler(query: query, privacy: privacy).assemble(live)
         if query.messages > 0 {
             // One query for every group: the newest N of each place, then the newest N per group.
             let ids = groups.filter { $0.messageCount > 0 }.flatMap(\.sources)

@@ -26,8 +26,7 @@ public struct WallService: Sendable {
     }
 
     static func load(_ area: WallReads.Area, reads: WallReads, privacy: PrivacyPolicy, limit: Int) async throws -> WallData? {
-        let margin = privacy.isOriginal ? 0 : privacy.gridMetres
-        guard let found = try await reads.candidates(area, margin: margin) else { return nil }
+        guard let found = try await reads.candidates(area, margin: privacy.selectionMargin) else { return nil }
         var entries = privacy.publish(found.places)
         switch area {
         case let .circle(centre, radius):

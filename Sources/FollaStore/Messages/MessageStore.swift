@@ -22,7 +22,7 @@ public struct MessageStore: Sendable {
     /// `CheckInRefusal.notEstablished` for a device that does not count yet.
     public func post(_ text: MessageText, by device: DeviceID, at now: Date) async throws -> Message? {
         let key = ByteBuffer(bytes: keyer.key(for: device))
-        let rows = try await PresenceStore.refusingBudgets {
+        let rows = try await PresenceStore.translatingRefusals {
             try await client.committed("""
                 SELECT message_id, place_id FROM folla_post_message(\(key)::bytea, \(text.text)::text, \(now)::timestamptz,
                     \(presenceTTL)::float8)
@@ -31,7 +31,7 @@ public struct MessageStore: Sendable {
         guard let row = rows.first else { return nil }
         let (id, place) = try row.decode((Int64?, Int64?).self)
         guard let id, let place else { return nil }
-        return Message(id: id, placeID: place, text: text.text, createdAt: Date(timeIntervalSince1970: (now.timeIntervalSince1970 / 60).rounded(.down) * 60))
+        return Message(id: id, placeID: place, text: text.text, createdAt: now.floored(toMultipleOf: 60))  // as stored
     }
 
     public enum ReportOutcome: String, Sendable { case unknown, duplicate, reported, hidden, untrusted }

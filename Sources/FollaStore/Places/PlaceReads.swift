@@ -26,7 +26,7 @@ public struct PlaceReads: Sendable {
         """
     }
 
-    /// The columns `decodePlaces` reads: established people only, and the reporters' mix.
+    /// The columns `place(_:)` reads: established people only, and the reporters' mix.
     static let columns = """
         p.id, ST_Y(p.anchor::geometry) AS lat, ST_X(p.anchor::geometry) AS lon, p.counted AS people, p.reporters,
         p.age_sum, p.male, p.female, p.last_activity, p.mix,
@@ -35,12 +35,12 @@ public struct PlaceReads: Sendable {
 
     /// Live places whose anchor is within `radius` metres (geodesic) of `centre`.
     public func nearby(_ centre: Coordinate, radius: Double) async throws -> [LivePlace] {
-        try await decodePlaces(client.query(Self.nearbySQL(lat: centre.latitude, lon: centre.longitude, radius: radius), logger: logger))
+        try await Self.places(client.query(Self.nearbySQL(lat: centre.latitude, lon: centre.longitude, radius: radius), logger: logger))
     }
 
     /// A place with established people in it, or nil.
     public func place(id: Int64) async throws -> LivePlace? {
-        try await decodePlaces(client.query("""
+        try await Self.places(client.query("""
             SELECT \(unescaped: Self.columns) FROM place p WHERE p.id = \(id) AND p.counted > 0
             """, logger: logger)).first
     }
@@ -68,9 +68,10 @@ public struct PlaceReads: Sendable {
         return out
     }
 
-    private func decodePlaces(_ rows: PostgresRowSequence) async throws -> [LivePlace] {
+    /// Rows of `columns` as live places (also the walls' candidates).
+    static func places(_ rows: PostgresRowSequence) async throws -> [LivePlace] {
         var out: [LivePlace] = []
-        for try await row in rows { out.append(try Self.place(row)) }
+        for try await row in rows { out.append(try place(row)) }
         return out
     }
 

@@ -14,27 +14,23 @@ public struct DeviceKeyer: Sendable {
         self.secret = Array(secret.utf8)
     }
 
-    public func key(for device: DeviceID) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: Data(device.rawValue.utf8), using: SymmetricKey(data: secret)))
-    }
+    public func key(for device: DeviceID) -> [UInt8] { mac(device.rawValue) }
 
     /// A key for the device within one `scope` (e.g. one message's reports): stable for the
     /// same device and scope, unlinkable to `key(for:)` and across scopes.
-    public func key(for device: DeviceID, scope: String) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: Data((scope + "\u{0}" + device.rawValue).utf8), using: SymmetricKey(data: secret)))
-    }
+    public func key(for device: DeviceID, scope: String) -> [UInt8] { mac(scope + "\u{0}" + device.rawValue) }
 
     /// The key of a client network (an address prefix): budgets are kept per network without
     /// ever storing an address.
-    public func networkKey(_ prefix: String) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: Data(("network\u{0}" + prefix).utf8), using: SymmetricKey(data: secret)))
-    }
+    public func networkKey(_ prefix: String) -> [UInt8] { mac("network\u{0}" + prefix) }
 
     /// The key of the stats noise (see `PrivacyPolicy.noiseKey`), derived from the secret so
     /// that a database dump alone cannot reproduce the noise.
-    public var noiseKey: UInt64 {
-        HMAC<SHA256>.authenticationCode(for: Data("stats-noise".utf8), using: SymmetricKey(data: secret))
-            .withUnsafeBytes { $0.prefix(8).reduce(0) { $0 << 8 | UInt64($1) } }
+    public var noiseKey: UInt64 { mac("stats-noise").prefix(8).reduce(0) { $0 << 8 | UInt64($1) } }
+
+    /// HMAC-SHA256 of `text` under the server secret.
+    private func mac(_ text: String) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: SymmetricKey(data: secret)))
     }
 
     /// A fresh random secret (256 bits, hex).

@@ -42,7 +42,7 @@ public struct PresenceStore: Sendable {
                                 \(policy.maxSpeed)::float8, \(net)::bytea, \(establishment.after)::float8,
                                 \(establishment.pings)::integer, \(budgets.newDevices)::integer, \(budgets.window)::float8)
             """
-        let rows = try await Self.refusingBudgets { try await client.committed(query, logger: logger) }
+        let rows = try await Self.translatingRefusals { try await client.committed(query, logger: logger) }
         guard let row = rows.first else { throw StoreError.unexpected("folla_check_in returned no row") }
         let c = row.makeRandomAccess()
         let outcome = try c["outcome"].decode(String.self)
@@ -63,7 +63,7 @@ public struct PresenceStore: Sendable {
     /// Turns the SQL functions' refusals into `CheckInRefusal`: FL429 (a network's budget
     /// of new ids spent; seconds to wait in DETAIL) and FL403 (a message from a device not
     /// yet established). The transaction was rolled back: nothing was written.
-    static func refusingBudgets<T>(_ body: () async throws -> T) async throws -> T {
+    static func translatingRefusals<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch {
@@ -135,7 +135,7 @@ public struct PresenceStore: Sendable {
             }
             out.append(InvariantViolation(
                 placeID: try c["place_id"].decode(Int64.self), stored: try stats(""), live: try stats("live_"),
-                counted: (try c["counted"].decode(Int.self), try c["live_counted"].decode(Int.self)),
+                storedCounted: try c["counted"].decode(Int.self), liveCounted: try c["live_counted"].decode(Int.self),
                 mixAgrees: try c["mix"].decode(Int64.self) == c["live_mix"].decode(Int64.self)))
         }
         return out
@@ -153,19 +153,14 @@ public struct InvariantViolation: Sendable, Hashable, CustomStringConvertible {
     public var stored: PlaceStats
     public var live: PlaceStats
     /// Established people: stored, and summed over live devices.
-    public var counted: (stored: Int, live: Int) = (0, 0)
+    public var storedCounted: Int
+    public var liveCounted: Int
     /// Whether the stored reporters' mix equals the XOR over live reporters.
-    public var mixAgrees = true
-
-    public static func == (a: Self, b: Self) -> Bool {
-        a.placeID == b.placeID && a.stored == b.stored && a.live == b.live && a.counted == b.counted && a.mixAgrees == b.mixAgrees
-    }
-
-    public func hash(into h: inout Hasher) { h.combine(placeID) }
+    public var mixAgrees: Bool
 
     public var description: String {
-        "place \(placeID): stored people=\(stored.people) counted=\(counted.stored) reporters=\(stored.reporters) age_sum=\(stored.ageSum) male=\(stored.male) female=\(stored.female); "
-            + "live people=\(live.people) counted=\(counted.live) reporters=\(live.reporters) age_sum=\(live.ageSum) male=\(live.male) female=\(live.female)"
+        "place \(placeID): stored people=\(stored.people) counted=\(storedCounted) reporters=\(stored.reporters) age_sum=\(stored.ageSum) male=\(stored.male) female=\(stored.female); "
+            + "live people=\(live.people) counted=\(liveCounted) reporters=\(live.reporters) age_sum=\(live.ageSum) male=\(live.male) female=\(live.female)"
             + (mixAgrees ? "" : "; the reporters' mix differs")
     }
 }

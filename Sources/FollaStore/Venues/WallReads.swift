@@ -72,9 +72,7 @@ public struct WallReads: Sendable {
     }
 
     private func places(_ query: PostgresQuery) async throws -> [LivePlace] {
-        var out: [LivePlace] = []
-        for try await row in try await client.query(query, logger: logger) { out.append(try PlaceReads.place(row)) }
-        return out
+        try await PlaceReads.places(client.query(query, logger: logger))
     }
 }
 

@@ -1,7 +1,8 @@
 import Foundation
 
-/// SplitMix64: tiny, fast, and the same sequence for the same seed on every machine,
-/// so a run can be replayed exactly.
+/// SplitMix64 (Steele et al. 2014): tiny, fast, and the same sequence for the same seed on
+/// every machine, so a simulator run can be replayed exactly and the stats noise is a pure
+/// function of its seed (which no system generator offers).
 public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
@@ -28,4 +29,10 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
     public mutating func exponential(mean: Double) -> Double { -log(max(1 - unit(), 1e-12)) * mean }
 
     public mutating func chance(_ p: Double) -> Bool { unit() < p }
+
+    /// Laplace(0, scale), by the inverse of its distribution function.
+    public mutating func laplace(scale: Double) -> Double {
+        let u = unit() - 0.5
+        return -scale * (u < 0 ? -1 : 1) * log(max(1 - 2 * abs(u), .leastNormalMagnitude))
+    }
 }
