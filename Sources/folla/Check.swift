@@ -29,7 +29,7 @@ struct Check: AsyncParsableCommand {
         defer { try? embedded?.stop() }
         // The keyer is unused by the check; any valid secret will do.
         let (violations, places) = try await PostgresClient.with(try location.configuration(), logger: logger) { client in
-            let store = PresenceStore(client: client, keyer: try DeviceKeyer(secret: "folla-check-unused-key"), logger: logger)
+            let store = PresenceStore(pool: DatabasePool(client), keyer: try DeviceKeyer(secret: "folla-check-unused-key"), logger: logger)
             let v = try await store.invariantViolations()
             let n = try await client.query("SELECT count(*) FROM place WHERE people > 0", logger: logger).collect()[0].decode(Int.self)
             return (v, n)

@@ -98,10 +98,8 @@ struct Serve: AsyncParsableCommand {
         var services: [any Service] = []
         let location: DatabaseLocation
         if let url = database.resolvedDatabaseURL {
+            // An external database may be down at start: the monitor migrates it once it answers.
             location = .url(url)
-            try await PostgresClient.with(try location.configuration(), logger: logger) { client in
-                try await migrator.migrate(client, logger: logger)
-            }
         } else {
             let pg = database.embedded(logger: logger)
             location = try await EmbeddedDatabase.bootstrap(pg, migrator: migrator, logger: logger)
@@ -110,19 +108,25 @@ struct Serve: AsyncParsableCommand {
 
         var dbConfig = try location.configuration()
         dbConfig.options.maximumConnections = connections
-        let client = PostgresClient(configuration: dbConfig, backgroundLogger: logger)
+        dbConfig.options.connectTimeout = .seconds(2)
+        let pool = DatabasePool(configuration: dbConfig, logger: logger)
+        let monitor = DatabaseMonitor(client: dbConfig, logger: logger, recovered: pool.renew) { connection in
+            try await migrator.migrate(on: connection, logger: logger)
+        }
         let clock = SystemClock()
-        let presence = PresenceStore(client: client, keyer: keyer, policy: policy, logger: logger)
-        services.append(client)
-        services.append(PresenceSweeper(presence: presence, clock: clock, interval: .milliseconds(Int(sweepEvery * 1000)),
+        let presence = PresenceStore(pool: pool, keyer: keyer, policy: policy, logger: logger)
+        services.append(pool)
+        services.append(monitor)
+        services.append(PresenceSweeper(presence: presence, database: monitor, clock: clock,
+                                        interval: .milliseconds(Int(sweepEvery * 1000)),
                                         budgetWindow: budgets.window, logger: logger))
 
         let privacy = PrivacyPolicy(k: k, establishment: establishment, noiseKey: keyer.noiseKey)
         let words = (blockedWords ?? env("FOLLA_BLOCKED_WORDS") ?? "").split(separator: ",").map(String.init)
         let messagePolicy = MessagePolicy(reportThreshold: reportThreshold, blockedWords: words)
         let deps = AppDependencies(
-            presence: presence, places: PlaceReads(client: client, logger: logger), privacy: privacy,
-            readiness: ReadinessProbe(client: client, migrator: migrator, logger: logger), clock: clock,
+            presence: presence, places: PlaceReads(pool: pool, logger: logger), privacy: privacy,
+            database: monitor, migrator: migrator, clock: clock,
             messagePolicy: messagePolicy, messageLimiter: RateLimiter(limit: rate, window: 600), budgets: budgets,
             adminToken: adminToken ?? env("FOLLA_ADMIN_TOKEN"),
             wallCacheSeconds: wallCache)

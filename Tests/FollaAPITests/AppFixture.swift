@@ -21,15 +21,18 @@ struct AppFixture: Sendable {
         wallCacheSeconds: Int = 0, budgets: ClientBudgets = .init(), maxConnections: Int = 20,
         _ body: @Sendable @escaping (AppFixture) async throws -> Void
     ) async throws {
-        try await TestCluster.withDatabase(maxConnections: maxConnections) { db, _ in
+        try await TestCluster.withDatabase(maxConnections: maxConnections) { db, location in
+            let monitor = DatabaseMonitor(client: try location.configuration(), logger: TestCluster.logger)
+            let watching = Task { await monitor.watch() }
+            defer { watching.cancel() }
+            while !monitor.isAvailable { try await Task.sleep(for: .milliseconds(10)) }
             let clock = ManualClock()
-            let presence = PresenceStore(client: db, keyer: try DeviceKeyer(secret: "api-test-secret-0123456789"), logger: TestCluster.logger)
+            let presence = PresenceStore(pool: DatabasePool(db), keyer: try DeviceKeyer(secret: "api-test-secret-0123456789"), logger: TestCluster.logger)
             var configured = AppDependencies(
                 presence: presence,
-                places: PlaceReads(client: db, logger: TestCluster.logger),
+                places: PlaceReads(pool: DatabasePool(db), logger: TestCluster.logger),
                 privacy: PrivacyPolicy(k: k, noiseKey: 0x5EED),
-                readiness: ReadinessProbe(client: db, migrator: try Migrator.bundled(), logger: TestCluster.logger),
-                clock: clock, messagePolicy: messagePolicy, messageLimiter: RateLimiter(limit: messageRate, window: 600), budgets: budgets,
+                database: monitor, migrator: try Migrator.bundled(), clock: clock, messagePolicy: messagePolicy, messageLimiter: RateLimiter(limit: messageRate, window: 600), budgets: budgets,
                 adminToken: adminToken, wallCacheSeconds: wallCacheSeconds)
             configured.wallStreamDuration = .milliseconds(1500)
             configured.wallStreamInterval = .milliseconds(100)
@@ -45,11 +48,12 @@ struct AppFixture: Sendable {
     /// The routes of the real router and the served OpenAPI text (no database needed to list them).
     static func routes() async throws -> [(path: String, method: HTTPRequest.Method)] {
         var out: [(String, HTTPRequest.Method)] = []
-        try await TestCluster.withDatabase { db, _ in
+        try await TestCluster.withDatabase { db, location in
             let deps = AppDependencies(
-                presence: PresenceStore(client: db, keyer: try DeviceKeyer(secret: "api-test-secret-0123456789"), logger: TestCluster.logger),
-                places: PlaceReads(client: db, logger: TestCluster.logger),
-                readiness: ReadinessProbe(client: db, migrator: try Migrator.bundled(), logger: TestCluster.logger))
+                presence: PresenceStore(pool: DatabasePool(db), keyer: try DeviceKeyer(secret: "api-test-secret-0123456789"), logger: TestCluster.logger),
+                places: PlaceReads(pool: DatabasePool(db), logger: TestCluster.logger),
+                database: DatabaseMonitor(client: try location.configuration(), logger: TestCluster.logger),
+                migrator: try Migrator.bundled())
             return buildRouter(deps).routes.map { ("\($0.path)", $0.method) }
         }.forEach { out.append($0) }
         return out

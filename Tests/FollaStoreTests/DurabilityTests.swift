@@ -27,7 +27,7 @@ import Testing
         var config = try location.configuration()
         config.options.maximumConnections = 16
         try await PostgresClient.with(config, logger: TestCluster.logger) { client in
-            let store = PresenceStore(client: client, keyer: keyer, logger: TestCluster.logger)
+            let store = PresenceStore(pool: DatabasePool(client), keyer: keyer, logger: TestCluster.logger)
             // Writers are left running on their own: after the crash some may wait on the pool
             // for good (outages are another issue's business); only the answers they got count.
             var writers: [Task<Void, Never>] = []
@@ -68,7 +68,7 @@ import Testing
                 found += try rows[0].decode(Int.self)
             }
             #expect(found == acked.count, "\(acked.count - found) acknowledged check-ins lost in the crash")
-            let store = PresenceStore(client: client, keyer: keyer, logger: TestCluster.logger)
+            let store = PresenceStore(pool: DatabasePool(client), keyer: keyer, logger: TestCluster.logger)
             #expect(try await store.invariantViolations().isEmpty)
         }
     }

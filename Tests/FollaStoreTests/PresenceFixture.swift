@@ -16,7 +16,7 @@ struct PresenceFixture: Sendable {
         policy: CheckInPolicy = .default, maxConnections: Int = 20, _ body: @Sendable (PresenceFixture) async throws -> T
     ) async throws -> T {
         try await TestCluster.withDatabase(maxConnections: maxConnections) { client, location in
-            let store = PresenceStore(client: client, keyer: try DeviceKeyer(secret: "test-secret-0123456789"),
+            let store = PresenceStore(pool: DatabasePool(client), keyer: try DeviceKeyer(secret: "test-secret-0123456789"),
                                       policy: policy, logger: TestCluster.logger)
             return try await body(PresenceFixture(store: store, client: client, location: location))
         }

@@ -27,11 +27,14 @@ public struct AppDependencies: Sendable {
     /// How long one SSE stream lasts before the screen reconnects (Last-Event-ID resumes it).
     public var wallStreamDuration: Duration = .seconds(300)
     public var wallStreamInterval: Duration = .seconds(1)
+    /// Whether the database can serve: routes that need it answer 503 at once while it cannot.
+    public var database: DatabaseMonitor
     public var readiness: ReadinessProbe
     public var clock: any WallClock
     public var limits: RequestLimits
 
-    public init(presence: PresenceStore, places: PlaceReads, privacy: PrivacyPolicy = .init(), readiness: ReadinessProbe,
+    public init(presence: PresenceStore, places: PlaceReads, privacy: PrivacyPolicy = .init(),
+                database: DatabaseMonitor, migrator: Migrator,
                 clock: any WallClock = SystemClock(), limits: RequestLimits = .init(),
                 messagePolicy: MessagePolicy = .init(), messageLimiter: RateLimiter = RateLimiter(limit: 5, window: 600),
                 reportLimiter: RateLimiter = RateLimiter(limit: 20, window: 600), budgets: ClientBudgets = .init(),
@@ -39,7 +42,7 @@ public struct AppDependencies: Sendable {
         self.presence = presence
         self.places = places
         self.privacy = privacy
-        let messages = MessageStore(client: presence.client, keyer: presence.keyer,
+        let messages = MessageStore(pool: presence.pool, keyer: presence.keyer,
                                     presenceTTL: presence.policy.presenceTTL, logger: places.logger)
         self.messages = messages
         self.messagePolicy = messagePolicy
@@ -47,11 +50,12 @@ public struct AppDependencies: Sendable {
                                        messageLimiter: messageLimiter, reportLimiter: reportLimiter, budgets: budgets, clock: clock)
         self.groups = GroupService(places: places, messages: messages, privacy: privacy)
         self.adminToken = adminToken
-        self.venues = VenueStore(client: presence.client, logger: places.logger)
-        self.wallReads = WallReads(client: presence.client, logger: places.logger)
+        self.venues = VenueStore(pool: presence.pool, logger: places.logger)
+        self.wallReads = WallReads(pool: presence.pool, logger: places.logger)
         self.wallCacheSeconds = max(0, wallCacheSeconds)
         self.walls = WallService(reads: wallReads, privacy: privacy, cachePeriod: .seconds(max(0, wallCacheSeconds)))
-        self.readiness = readiness
+        self.database = database
+        self.readiness = ReadinessProbe(pool: presence.pool, migrator: migrator, monitor: database, logger: places.logger)
         self.clock = clock
         self.limits = limits
     }

@@ -3,15 +3,21 @@ import Logging
 import PostgresNIO
 
 /// Ready means: the database answers, has PostGIS, and has every migration this build
-/// expects. A load balancer sends no traffic until then.
+/// expects. A load balancer sends no traffic until then. The answer never waits more than
+/// `deadline`: while the monitor knows the database is down it is immediate.
 public struct ReadinessProbe: Sendable {
-    let client: PostgresClient
+    let pool: DatabasePool
     let migrator: Migrator
+    let monitor: DatabaseMonitor
+    let deadline: Duration
     let logger: Logger
 
-    public init(client: PostgresClient, migrator: Migrator, logger: Logger) {
-        self.client = client
+    public init(pool: DatabasePool, migrator: Migrator, monitor: DatabaseMonitor,
+                deadline: Duration = .milliseconds(900), logger: Logger) {
+        self.pool = pool
         self.migrator = migrator
+        self.monitor = monitor
+        self.deadline = deadline
         self.logger = logger
     }
 
@@ -25,13 +31,17 @@ public struct ReadinessProbe: Sendable {
 
     public func check() async -> Status {
         do {
-            let row = try await client.query(
-                "SELECT current_setting('server_version'), postgis_lib_version()", logger: logger
-            ).collect()
-            let (pg, gis) = try row[0].decode((String, String).self)
-            let pending = try await migrator.pending(client, logger: logger)
-            return Status(ready: pending.isEmpty, postgres: pg, postgis: gis, pendingMigrations: pending,
-                          error: pending.isEmpty ? nil : "migrations not applied")
+            return try await monitor.whileAvailable(deadline: deadline) {
+                let row = try await pool.client.query(
+                    "SELECT current_setting('server_version'), postgis_lib_version()", logger: logger
+                ).collect()
+                let (pg, gis) = try row[0].decode((String, String).self)
+                let pending = try await migrator.pending(pool.client, logger: logger)
+                return Status(ready: pending.isEmpty, postgres: pg, postgis: gis, pendingMigrations: pending,
+                              error: pending.isEmpty ? nil : "migrations not applied")
+            }
+        } catch let error as DatabaseUnavailable {
+            return Status(ready: false, pendingMigrations: [], error: "database: \(error.reason)")
         } catch let error as PSQLError {
             return Status(ready: false, pendingMigrations: [], error: "database: \(error.serverInfo == nil ? "unreachable" : error.serverSummary)")
         } catch {

@@ -1,5 +1,6 @@
 import FollaCore
 import FollaServices
+import FollaStore
 import Foundation
 import Hummingbird
 
@@ -57,6 +58,14 @@ public struct Problem: Error, Sendable {
         var p = Problem(.tooManyRequests, type: "rate-limited", title: "Too many \(r.what)",
                         detail: "at most \(r.limit) \(r.what) per \(Int(r.window / 60)) minutes; retry in \(r.retryAfter) s")
         p.headers[.retryAfter] = String(r.retryAfter)
+        return p
+    }
+
+    /// The database cannot serve right now: nothing was done; try again after `Retry-After`.
+    public static func unavailable(_ outage: DatabaseUnavailable) -> Problem {
+        var p = Problem(.serviceUnavailable, type: "database-unavailable", title: "Service unavailable",
+                        detail: "the database is unavailable; retry in \(outage.retryAfterSeconds) s (a retry with the same Idempotency-Key is never applied twice)")
+        p.headers[.retryAfter] = String(outage.retryAfterSeconds)
         return p
     }
 

@@ -2,6 +2,8 @@ import FollaCore
 import FollaServices
 import Hummingbird
 import Logging
+import FollaStore
+import PostgresNIO
 import NIOHTTP1
 
 /// Turns every error escaping a handler into a problem response, so a client never sees
@@ -20,6 +22,12 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return Problem.refused(refusal).response()
         } catch let limited as RateLimited {
             return Problem.rateLimited(limited).response()
+        } catch let outage as DatabaseUnavailable {
+            context.logger.debug("answered 503: the database is unavailable", metadata: ["reason": "\(outage.reason)"])
+            return Problem.unavailable(outage).response()
+        } catch let error as PSQLError where error.isConnectionFailure {
+            // A connection cut under a running statement (the monitor will see the outage too).
+            return Problem.unavailable(DatabaseUnavailable(reason: "the database connection failed", retryAfterSeconds: 2)).response()
         } catch let error as HTTPParserError {
             // A body that cannot be read (bad chunk size, short chunk, unknown transfer coding,
             // a body cut short): the client's fault, which any client can repeat at will, so

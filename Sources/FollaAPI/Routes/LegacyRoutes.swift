@@ -7,7 +7,7 @@ import Hummingbird
 struct LegacyRoutes {
     let deps: AppDependencies
 
-    func register(on router: Router<FollaRequestContext>) {
+    func register(on router: RouterGroup<FollaRequestContext>) {
         // udid, latitude, longitude, timestamp, sex, age, message, radius, min, max
         router.post("sendData.php") { request, context in
             var request = request

@@ -1,26 +1,58 @@
+import Dispatch
 import FollaStore
 import Logging
 import ServiceLifecycle
 
-/// Keeps the embedded cluster for as long as the server runs and stops it on shutdown.
-/// Listed first among the services, so it is the last to stop: after the HTTP server
-/// and the connection pool are gone.
+/// Keeps the embedded cluster for as long as the server runs: a PostgreSQL that dies (a
+/// crash, an OOM kill, an operator's `pg_ctl stop`) is started again, with a log line, and
+/// the database monitor brings service back once it answers. On shutdown it stops the
+/// cluster. Listed first among the services, so it is the last to stop: after the HTTP
+/// server and the connection pool are gone.
 public struct EmbeddedPostgresService: Service {
     let postgres: EmbeddedPostgres
+    let checkEvery: Duration
     let logger: Logger
 
-    public init(postgres: EmbeddedPostgres, logger: Logger) {
+    public init(postgres: EmbeddedPostgres, checkEvery: Duration = .milliseconds(500), logger: Logger) {
         self.postgres = postgres
+        self.checkEvery = checkEvery
         self.logger = logger
     }
 
     public func run() async throws {
-        try? await gracefulShutdown()
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: checkEvery) }
+            guard !Task.isShuttingDownGracefully, !Task.isCancelled, postgres.runningPID() == nil else { continue }
+            logger.error("the embedded PostgreSQL is not running; restarting it", metadata: ["dir": .string(postgres.dataDirectory)])
+            do {
+                try await restart()
+                logger.notice("the embedded PostgreSQL was restarted")
+            } catch {
+                // Backends of a killed server can hold its shared memory for a moment: try again.
+                logger.error("restarting the embedded PostgreSQL failed; will retry", metadata: ["error": "\(error)"])
+            }
+        }
         do {
             try postgres.stop()
         } catch {
             logger.error("stopping the embedded PostgreSQL failed", metadata: ["error": "\(error)"])
             throw error
+        }
+    }
+
+    /// `pg_ctl start -w` blocks until the server accepts connections (crash recovery
+    /// included): it runs on a Dispatch thread, not on one of the two cooperative threads.
+    private func restart() async throws {
+        let postgres = self.postgres
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            DispatchQueue.global().async {
+                do {
+                    try postgres.start()
+                    continuation.resume()
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
         }
     }
 }

@@ -8,13 +8,16 @@ import ServiceLifecycle
 /// Safe to run in every server instance at once (the SQL skips rows another sweeper holds).
 public struct PresenceSweeper: Service {
     let presence: PresenceStore
+    let database: DatabaseMonitor
     let clock: any WallClock
     let interval: Duration
     let budgetWindow: Double
     let logger: Logger
 
-    public init(presence: PresenceStore, clock: any WallClock, interval: Duration, budgetWindow: Double = 600, logger: Logger) {
+    public init(presence: PresenceStore, database: DatabaseMonitor, clock: any WallClock, interval: Duration,
+                budgetWindow: Double = 600, logger: Logger) {
         self.presence = presence
+        self.database = database
         self.clock = clock
         self.interval = interval
         self.budgetWindow = budgetWindow
@@ -24,18 +27,24 @@ public struct PresenceSweeper: Service {
     public func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                let now = clock.now()
-                let expired = try await presence.expire(at: now)
-                let forgotten = try await presence.forget(at: now)
-                let retired = try await presence.retire(
-                    at: now, messageRetention: presence.policy.messageRetention, budgetWindow: budgetWindow)
-                if expired + forgotten + retired > 0 {
-                    logger.info("sweep", metadata: ["expired": "\(expired)", "forgotten": "\(forgotten)", "retired": "\(retired)"])
-                }
+                // During an outage the sweep is skipped (the monitor logs the outage once).
+                if database.isAvailable { try await database.whileAvailable { try await sweep() } }
+            } catch is DatabaseUnavailable {
             } catch {
                 logger.warning("sweep failed; will retry", metadata: ["error": "\(error)"])
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+        }
+    }
+
+    private func sweep() async throws {
+        let now = clock.now()
+        let expired = try await presence.expire(at: now)
+        let forgotten = try await presence.forget(at: now)
+        let retired = try await presence.retire(
+            at: now, messageRetention: presence.policy.messageRetention, budgetWindow: budgetWindow)
+        if expired + forgotten + retired > 0 {
+            logger.info("sweep", metadata: ["expired": "\(expired)", "forgotten": "\(forgotten)", "retired": "\(retired)"])
         }
     }
 }

@@ -6,13 +6,15 @@ import PostgresNIO
 
 /// Messages: posting to the device's real place, paging, reports and admin hiding.
 public struct MessageStore: Sendable {
-    public let client: PostgresClient
+    /// Read for every statement: the pool is renewed after an outage.
+    public var client: PostgresClient { pool.client }
+    public let pool: DatabasePool
     public let keyer: DeviceKeyer
     public let presenceTTL: TimeInterval
     let logger: Logger
 
-    public init(client: PostgresClient, keyer: DeviceKeyer, presenceTTL: TimeInterval, logger: Logger) {
-        self.client = client
+    public init(pool: DatabasePool, keyer: DeviceKeyer, presenceTTL: TimeInterval, logger: Logger) {
+        self.pool = pool
         self.keyer = keyer
         self.presenceTTL = presenceTTL
         self.logger = logger

@@ -8,11 +8,13 @@ import PostgresNIO
 /// Searches are `ST_DWithin` on geography against the partial GiST index of live places
 /// (`place_live_anchor`), so their cost follows the places near the point, not the table.
 public struct PlaceReads: Sendable {
-    public let client: PostgresClient
+    /// Read for every statement: the pool is renewed after an outage.
+    public var client: PostgresClient { pool.client }
+    public let pool: DatabasePool
     public let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
-        self.client = client
+    public init(pool: DatabasePool, logger: Logger) {
+        self.pool = pool
         self.logger = logger
     }
 

@@ -8,13 +8,15 @@ import PostgresNIO
 /// Every operation is one SQL function call (see `sql/0003_check_in.sql`), so each is one
 /// round trip and one transaction; nothing is acknowledged before it is committed.
 public struct PresenceStore: Sendable {
-    public let client: PostgresClient
+    /// Read for every statement: the pool is renewed after an outage.
+    public var client: PostgresClient { pool.client }
+    public let pool: DatabasePool
     public let keyer: DeviceKeyer
     public let policy: CheckInPolicy
     let logger: Logger
 
-    public init(client: PostgresClient, keyer: DeviceKeyer, policy: CheckInPolicy = .default, logger: Logger) {
-        self.client = client
+    public init(pool: DatabasePool, keyer: DeviceKeyer, policy: CheckInPolicy = .default, logger: Logger) {
+        self.pool = pool
         self.keyer = keyer
         self.policy = policy
         self.logger = logger

@@ -18,16 +18,20 @@ public struct Migrator: Sendable {
     /// Applies what is missing; returns the versions applied now.
     @discardableResult
     public func migrate(_ client: PostgresClient, logger: Logger) async throws -> [String] {
-        try await client.withConnection { conn in
-            _ = try await conn.query("SELECT pg_advisory_lock(\(Self.lockKey))", logger: logger)
-            do {
-                let applied = try await migrate(conn, logger: logger)
-                _ = try await conn.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
-                return applied
-            } catch {
-                _ = try? await conn.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
-                throw error
-            }
+        try await client.withConnection { conn in try await migrate(on: conn, logger: logger) }
+    }
+
+    /// Applies what is missing on `conn`, under the advisory lock; returns the versions applied now.
+    @discardableResult
+    public func migrate(on conn: PostgresConnection, logger: Logger) async throws -> [String] {
+        _ = try await conn.query("SELECT pg_advisory_lock(\(Self.lockKey))", logger: logger)
+        do {
+            let applied = try await migrate(conn, logger: logger)
+            _ = try await conn.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
+            return applied
+        } catch {
+            _ = try? await conn.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
+            throw error
         }
     }
 

@@ -5,11 +5,13 @@ import PostgresNIO
 
 /// Venues: create, replace, delete, and the area a wall covers.
 public struct VenueStore: Sendable {
-    public let client: PostgresClient
+    /// Read for every statement: the pool is renewed after an outage.
+    public var client: PostgresClient { pool.client }
+    public let pool: DatabasePool
     let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
-        self.client = client
+    public init(pool: DatabasePool, logger: Logger) {
+        self.pool = pool
         self.logger = logger
     }
 

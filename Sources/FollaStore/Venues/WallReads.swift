@@ -12,13 +12,15 @@ import Synchronization
 /// a published position can be from its anchor), and the caller keeps those it publishes
 /// inside. Selecting by the real anchor would let a radius or area edge find it.
 public struct WallReads: Sendable {
-    public let client: PostgresClient
+    /// Read for every statement: the pool is renewed after an outage.
+    public var client: PostgresClient { pool.client }
+    public let pool: DatabasePool
     let logger: Logger
     /// Wall reads that reached the database (the micro-cache test watches this).
     public let queries = Counter()
 
-    public init(client: PostgresClient, logger: Logger) {
-        self.client = client
+    public init(pool: DatabasePool, logger: Logger) {
+        self.pool = pool
         self.logger = logger
     }
 

@@ -1,0 +1,277 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// Knows, within about a second, whether the database can serve, so that a request that
+/// needs it is refused at once with a 503 instead of waiting on a connection pool that
+/// keeps trying to reconnect (PostgresNIO's pool queues a lease for as long as it takes:
+/// clients hung 11–62 s before this existed).
+///
+/// It keeps one connection of its own, outside the pool, and asks it `SELECT 1` every half
+/// second, with a deadline: a probe that fails or is late closes the connection and marks
+/// the database unavailable; it then reconnects with a growing pause (0.25 s up to 2 s, so
+/// service resumes within about 2 s of the database coming back). Before it reports the
+/// database available the first time, `prepare` must have succeeded on its connection
+/// (the server applies its migrations there): a server started against an unreachable
+/// database binds, answers 503 and keeps retrying, logging at warning level.
+///
+/// Requests waiting when the database goes away are released too: ``whileAvailable(_:)``
+/// races them against the next outage.
+public final class DatabaseMonitor: Sendable {
+    public struct Settings: Sendable {
+        /// Pause between probes while the database answers.
+        public var interval: Duration = .milliseconds(500)
+        /// A probe, or a connection attempt, that takes longer is a failure.
+        public var deadline: Duration = .milliseconds(750)
+        /// Reconnection pauses grow from the first to the last.
+        public var backoff: ClosedRange<Double> = 0.25...2
+        /// While unavailable, a warning is logged at least this often.
+        public var warnEvery: Duration = .seconds(30)
+        public init() {}
+    }
+
+    /// What an answer refused for the outage tells the client: try again in this many seconds.
+    public var retryAfterSeconds: Int { 2 }
+
+    private struct State {
+        var available = false
+        var reason = "the database has not been reached yet"
+        var since = ContinuousClock.now
+        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter: UInt64 = 0
+        var probeNow = false
+    }
+
+    private let state = Mutex(State())
+    private let configuration: PostgresConnection.Configuration
+    private let settings: Settings
+    private let prepare: @Sendable (PostgresConnection) async throws -> Void
+    private let recovered: @Sendable () -> Void
+    private let logger: Logger
+
+    /// - Parameters:
+    ///   - client: the pool's configuration; the monitor connects to the same server the same way.
+    ///   - settings: probe timing.
+    ///   - prepare: run once, on the monitor's own connection, before the database is first
+    ///     reported available (migrations); retried with backoff until it succeeds.
+    ///   - recovered: called when the database answers again after failed probes (the
+    ///     server renews its pool, whose own reconnection backoff may have grown long).
+    public init(client: PostgresClient.Configuration, settings: Settings = .init(), logger: Logger,
+                recovered: @escaping @Sendable () -> Void = {},
+                prepare: @escaping @Sendable (PostgresConnection) async throws -> Void = { _ in }) {
+        self.recovered = recovered
+        self.configuration = .init(client, connectTimeout: settings.deadline)
+        self.settings = settings
+        self.prepare = prepare
+        self.logger = logger
+    }
+
+    /// True while the last probe succeeded (and `prepare` has run).
+    public var isAvailable: Bool { state.withLock { $0.available } }
+
+    /// Why the database is unavailable, for `/readyz`; nil while it is available.
+    public var unavailableReason: String? { state.withLock { $0.available ? nil : $0.reason } }
+
+    /// Runs `body` (a request that needs the database) unless the database is known to be
+    /// unavailable; if it becomes unavailable while `body` runs, `body` is cancelled (a
+    /// lease waiting on the pool gives up) and ``DatabaseUnavailable`` is thrown. A write
+    /// cancelled this way may still have committed: a 503 is not an acknowledgement, and a
+    /// retry with the same `Idempotency-Key` gets the original answer.
+    ///
+    /// - Parameters:
+    ///   - deadline: if set, `body` taking longer also counts as the database being unavailable.
+    ///   - body: the work that needs the database.
+    public func whileAvailable<T: Sendable>(deadline: Duration? = nil, _ body: @Sendable () async throws -> T) async throws -> T {
+        guard isAvailable else { throw unavailable() }
+        do {
+            return try await withoutActuallyEscaping(body) { body in
+                try await withThrowingTaskGroup(of: T?.self) { group in
+                    group.addTask { try await body() }
+                    group.addTask { await self.outage(); return nil }
+                    if let deadline {
+                        group.addTask { try await Task.sleep(for: deadline); return nil }
+                    }
+                    defer { group.cancelAll() }
+                    guard let first = try await group.next(), let value = first else { throw self.unavailable() }
+                    return value
+                }
+            }
+        } catch let error as PSQLError where error.isConnectionFailure {
+            // The pool saw the outage first: have the probe look now rather than in half a second.
+            state.withLock { $0.probeNow = true }
+            throw DatabaseUnavailable(reason: "the database connection failed", retryAfterSeconds: retryAfterSeconds)
+        }
+    }
+
+    /// Probes until cancelled (a lifecycle service runs it).
+    public func watch() async {
+        var connection: PostgresConnection?
+        var prepared = false
+        var pause = settings.backoff.lowerBound
+        var lastWarning: ContinuousClock.Instant?
+        var failures = 0
+        while !Task.isCancelled {
+            do {
+                if connection == nil {
+                    connection = try await PostgresConnection.connect(
+                        configuration: configuration, id: 0, logger: logger)
+                }
+                guard let connection else { continue }
+                if !prepared {
+                    try await prepare(connection)
+                    prepared = true
+                }
+                try await probe(connection)
+                if failures > 0 {
+                    logger.notice("the database is reachable again", metadata: ["failedProbes": "\(failures)"])
+                    recovered()
+                }
+                failures = 0
+                pause = settings.backoff.lowerBound
+                setAvailable(true, reason: nil)
+                try? await sleep(settings.interval)
+            } catch {
+                if Task.isCancelled { break }
+                // Closed without waiting: a connection whose server vanished can take long to close.
+                if let lost = connection { Task { try? await lost.close() } }
+                connection = nil
+                failures += 1
+                let reason = Self.describe(error)
+                setAvailable(false, reason: reason)
+                let now = ContinuousClock.now
+                if failures == 1 || lastWarning.map({ now - $0 >= settings.warnEvery }) ?? true {
+                    logger.warning("the database is unavailable; retrying with backoff", metadata: [
+                        "reason": .string(reason), "retryIn": .string(String(format: "%.2fs", pause)),
+                        "failedProbes": "\(failures)",
+                    ])
+                    lastWarning = now
+                }
+                try? await sleep(.milliseconds(Int(pause * 1000)))
+                pause = min(settings.backoff.upperBound, pause * 2)
+            }
+        }
+        try? await connection?.close()
+    }
+
+    // MARK: - Probing
+
+    /// `SELECT 1` within the deadline. The query runs in a task of its own that is not waited
+    /// for: on a connection whose server was killed it was seen never to return, and a
+    /// structured child would hold the monitor with it.
+    private func probe(_ connection: PostgresConnection) async throws {
+        let answered = Deadline<Void>()
+        let query = Task {
+            do {
+                _ = try await connection.query("SELECT 1", logger: self.logger).collect()
+                answered.finish(.success(()))
+            } catch {
+                answered.finish(.failure(error))
+            }
+        }
+        let timer = Task {
+            try await Task.sleep(for: self.settings.deadline)
+            answered.finish(.failure(DatabaseUnavailable(
+                reason: "the database did not answer within \(self.settings.deadline)", retryAfterSeconds: self.retryAfterSeconds)))
+        }
+        defer {
+            timer.cancel()
+            query.cancel()
+        }
+        try await answered.value
+    }
+
+    /// Sleeps, but wakes early when a request saw a connection fail.
+    private func sleep(_ duration: Duration) async throws {
+        let end = ContinuousClock.now + duration
+        while ContinuousClock.now < end {
+            if state.withLock({ s in defer { s.probeNow = false }; return s.probeNow }) { return }
+            try await Task.sleep(for: min(.milliseconds(50), end - ContinuousClock.now))
+        }
+    }
+
+    private func setAvailable(_ available: Bool, reason: String?) {
+        let released: [CheckedContinuation<Void, Never>] = state.withLock { s in
+            if s.available != available { s.since = .now }
+            s.available = available
+            if let reason { s.reason = reason }
+            guard !available else { return [] }
+            defer { s.waiters.removeAll() }
+            return Array(s.waiters.values)
+        }
+        released.forEach { $0.resume() }
+    }
+
+    /// Returns when the database is next marked unavailable (or at once when the task is cancelled).
+    private func outage() async {
+        let id = state.withLock { s in defer { s.nextWaiter += 1 }; return s.nextWaiter }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { s -> Bool in
+                    guard s.available, !Task.isCancelled else { return true }
+                    s.waiters[id] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+        }
+    }
+
+    private func unavailable() -> DatabaseUnavailable {
+        DatabaseUnavailable(reason: state.withLock { $0.reason }, retryAfterSeconds: retryAfterSeconds)
+    }
+
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case let error as DatabaseUnavailable: error.reason
+        case let error as PSQLError where error.serverInfo != nil:
+            "database: \(error.serverInfo?[.sqlState] ?? "") \(error.serverInfo?[.message] ?? "")"
+        case let error as PSQLError: "cannot reach the database (\(error.code))"
+        default: "\(error)"
+        }
+    }
+}
+
+/// A result that whichever of several tasks finishes first provides; later ones are ignored.
+private final class Deadline<T: Sendable>: Sendable {
+    private let state = Mutex<(result: Result<T, any Error>?, waiter: CheckedContinuation<T, any Error>?)>((nil, nil))
+
+    func finish(_ result: Result<T, any Error>) {
+        let waiter: CheckedContinuation<T, any Error>? = state.withLock { s in
+            guard s.result == nil else { return nil }
+            s.result = result
+            defer { s.waiter = nil }
+            return s.waiter
+        }
+        waiter?.resume(with: result)
+    }
+
+    var value: T {
+        get async throws {
+            try await withCheckedThrowingContinuation { continuation in
+                let ready: Result<T, any Error>? = state.withLock { s in
+                    if s.result == nil { s.waiter = continuation }
+                    return s.result
+                }
+                if let ready { continuation.resume(with: ready) }
+            }
+        }
+    }
+}
+
+extension PostgresConnection.Configuration {
+    /// The same server, user and database as a pool configuration, for a connection of our own.
+    init(_ client: PostgresClient.Configuration, connectTimeout: Duration) {
+        if let socket = client.unixSocketPath {
+            self.init(unixSocketPath: socket, username: client.username, password: client.password, database: client.database)
+        } else {
+            // TLS to the database is not supported (PostgresURL refuses sslmode=require).
+            self.init(host: client.host ?? "localhost", port: client.port ?? 5432, username: client.username,
+                      password: client.password, database: client.database, tls: .disable)
+        }
+        let c = connectTimeout.components
+        options.connectTimeout = .nanoseconds(c.seconds * 1_000_000_000 + c.attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,88 @@
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// The connection pool every store uses, renewed after an outage.
+///
+/// PostgresNIO's pool keeps retrying a lost server with a backoff that grows to a minute
+/// (100 ms × 1.25ⁿ), with no way to reset it: after a long outage it would wait up to that
+/// long before it tried again. When the ``DatabaseMonitor`` sees the database come back it
+/// calls ``renew()``: a fresh pool starts at once and the old one is shut down a little
+/// later, once what it was still running has had time to finish.
+public final class DatabasePool: Sendable {
+    private struct State {
+        var client: PostgresClient
+        var running: [Task<Void, Never>] = []
+        var stopped = false
+    }
+
+    private let configuration: PostgresClient.Configuration?
+    private let logger: Logger
+    private let state: Mutex<State>
+
+    /// The pool to lease from now; read it for every statement (it changes on renewal).
+    public var client: PostgresClient { state.withLock { $0.client } }
+
+    /// A pool that ``maintain()`` runs and ``renew()`` can replace.
+    public init(configuration: PostgresClient.Configuration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        self.state = Mutex(State(client: PostgresClient(configuration: configuration, backgroundLogger: logger)))
+    }
+
+    /// A client that someone else runs (tests, one-shot commands): never renewed.
+    public init(_ client: PostgresClient) {
+        self.configuration = nil
+        self.logger = Logger(label: "folla.pool")
+        self.state = Mutex(State(client: client))
+    }
+
+    /// Runs the pool (and its successors) until the task is cancelled.
+    public func maintain() async {
+        guard configuration != nil else { return }
+        let first = state.withLock { s -> PostgresClient? in
+            guard s.running.isEmpty else { return nil }
+            return s.client
+        }
+        if let first { start(first) }
+        await withTaskCancellationHandler {
+            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+        } onCancel: {
+            let tasks = state.withLock { s in
+                s.stopped = true
+                return s.running
+            }
+            tasks.forEach { $0.cancel() }
+        }
+    }
+
+    /// Replaces the pool by a fresh one, which connects at once.
+    public func renew() {
+        guard let configuration else { return }
+        let fresh = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let retired: Task<Void, Never>? = state.withLock { s in
+            guard !s.stopped else { return nil }
+            s.client = fresh
+            return s.running.last
+        }
+        guard let retired else { return }
+        start(fresh)
+        logger.info("database connection pool renewed")
+        // Statements already on the old pool finish (or fail) on their own; then it goes.
+        Task {
+            try? await Task.sleep(for: .seconds(30))
+            retired.cancel()
+            self.state.withLock { s in s.running.removeAll { $0 == retired } }
+        }
+    }
+
+    private func start(_ client: PostgresClient) {
+        let task = Task { await client.run() }
+        let keep = state.withLock { s -> Bool in
+            guard !s.stopped else { return false }
+            s.running.append(task)
+            return true
+        }
+        if !keep { task.cancel() }
+    }
+}

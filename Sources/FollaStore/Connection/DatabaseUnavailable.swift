@@ -1,0 +1,35 @@
+import PostgresNIO
+
+/// The database cannot serve right now (down, unreachable, or not yet migrated). The API
+/// answers it with 503 and `Retry-After`: nothing was done, the client may try again.
+public struct DatabaseUnavailable: Error, Sendable, CustomStringConvertible {
+    /// What the last probe saw, for the problem detail and `/readyz`.
+    public var reason: String
+    public var retryAfterSeconds: Int
+
+    public init(reason: String, retryAfterSeconds: Int) {
+        self.reason = reason
+        self.retryAfterSeconds = retryAfterSeconds
+    }
+
+    public var description: String { "database unavailable: \(reason)" }
+}
+
+extension PSQLError {
+    /// True for a failure of the connection itself (refused, closed, cut, the server shutting
+    /// down or starting up), as opposed to an error in what was asked: the former is an
+    /// outage (503), the latter a bug or a refusal.
+    public var isConnectionFailure: Bool {
+        switch code {
+        case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed,
+             .failedToAddSSLHandler, .sslUnsupported:
+            return true
+        case .server:
+            // 08: connection exception; 57P01–57P03: admin/crash shutdown, cannot connect now.
+            let state = serverInfo?[.sqlState] ?? ""
+            return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+        default:
+            return false
+        }
+    }
+}

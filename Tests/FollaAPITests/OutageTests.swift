@@ -1,0 +1,122 @@
+import FollaStore
+import FollaTestSupport
+import Foundation
+import Testing
+
+/// A database outage, played for real against the debug build: PostgreSQL crashed
+/// (SIGQUIT, what `pg_ctl stop -m immediate` sends), absent at start, or dying under the
+/// embedded default. Before the database monitor, check-ins hung 11–62 s and then answered
+/// 500, `/readyz` took about 60 s, and a start without a database never bound.
+@Suite(.serialized) struct OutageTests {
+    static func checkIn(_ port: Int, _ n: Int) async throws -> CurlAnswer {
+        try await CurlAnswer.fetch("http://127.0.0.1:\(port)/v1/checkins", method: "POST",
+                                   json: #"{"device_id":"\#(String(format: "%040x", n))","lat":44.4938,"lon":11.3430}"#)
+    }
+
+    /// A cluster of its own, outside the test cluster, that the test may crash.
+    static func externalCluster() -> (EmbeddedPostgres, root: String) {
+        let root = NSTemporaryDirectory() + "folla-outage-\(UUID().uuidString)"
+        var config = EmbeddedPostgres.Configuration(dataDirectory: root + "/pg")
+        config.durable = false
+        return (EmbeddedPostgres(configuration: config, logger: TestCluster.logger), root)
+    }
+
+    static func serveExternal(_ pg: EmbeddedPostgres) throws -> ServerProcess {
+        try ServerProcess(["--database-url", "postgres://postgres@localhost/folla?host=\(pg.dataDirectory)",
+                           "--secret", "outage-test-secret-0123456789", "--new-devices-per-network", "0"])
+    }
+
+    static func createDatabase(_ pg: EmbeddedPostgres) async throws {
+        try await EmbeddedDatabase.createDatabaseIfMissing(
+            "folla", at: .socket(path: pg.socketPath, user: EmbeddedPostgres.superuser, database: "postgres"),
+            logger: TestCluster.logger)
+    }
+
+    /// Polls until `answer` is 200; returns the seconds it took.
+    static func secondsUntilServed(within limit: Double, _ answer: () async throws -> CurlAnswer) async throws -> Double {
+        let start = Date()
+        while Date().timeIntervalSince(start) < limit {
+            if try await answer().status == 200 { return Date().timeIntervalSince(start) }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return .infinity
+    }
+
+    @Test func crashedDatabaseAnswers503QuicklyAndServiceResumes() async throws {
+        let (pg, root) = Self.externalCluster()
+        defer {
+            try? pg.stop()
+            try? FileManager.default.removeItem(atPath: root)
+        }
+        try pg.start()
+        try await Self.createDatabase(pg)
+        let server = try Self.serveExternal(pg)
+        let port = try await server.port()
+        #expect(try await Self.secondsUntilServed(within: 30) { try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz") } < 30)
+        #expect(try await Self.checkIn(port, 1).status == 200)
+
+        kill(try #require(pg.runningPID()), SIGQUIT)
+        while pg.runningPID() != nil { try await Task.sleep(for: .milliseconds(20)) }
+        for n in 2...6 {
+            let answer = try await Self.checkIn(port, n)
+            #expect(answer.status == 503, "check-in \(n) during the outage: \(answer.status)")
+            #expect(answer.seconds <= 2, "check-in \(n) took \(answer.seconds) s")
+            #expect(answer.header("Retry-After") != nil, "\(answer.headers)")
+        }
+        let ready = try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz")
+        #expect(ready.status == 503 && ready.seconds <= 1, "readyz: \(ready.status) in \(ready.seconds) s")
+        let groups = try await CurlAnswer.fetch("http://127.0.0.1:\(port)/v1/groups?lat=44.4938&lon=11.343")
+        #expect(groups.status == 503 && groups.seconds <= 2)
+
+        try pg.start()
+        let resumed = try await Self.secondsUntilServed(within: 30) { try await Self.checkIn(port, 7) }
+        #expect(resumed <= 5, "service resumed \(resumed) s after the database came back")
+        #expect(await server.stop() == 0)
+        #expect(!server.log.contains("unhandled error"), "\(server.log)")
+    }
+
+    @Test func startWithoutDatabaseBindsAndRetries() async throws {
+        let (pg, root) = Self.externalCluster()
+        defer {
+            try? pg.stop()
+            try? FileManager.default.removeItem(atPath: root)
+        }
+        try FileManager.default.createDirectory(atPath: pg.dataDirectory, withIntermediateDirectories: true)
+        let server = try Self.serveExternal(pg)  // nothing listens on that socket yet
+        let port = try await server.port(within: 30)
+        #expect(try await CurlAnswer.fetch("http://127.0.0.1:\(port)/healthz").status == 200)
+        let ready = try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz")
+        #expect(ready.status == 503 && ready.seconds <= 1)
+        let refused = try await Self.checkIn(port, 1)
+        #expect(refused.status == 503 && refused.header("Retry-After") != nil && refused.seconds <= 2)
+        #expect(server.log.contains("warning") && server.log.contains("the database is unavailable"), "\(server.log)")
+
+        try pg.start()
+        try await Self.createDatabase(pg)
+        // The monitor retries with backoff (at most 2 s apart), then applies the migrations.
+        let served = try await Self.secondsUntilServed(within: 30) { try await Self.checkIn(port, 2) }
+        #expect(served < 30, "\(server.log)")
+        #expect(try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz").status == 200)
+        #expect(await server.stop() == 0)
+    }
+
+    @Test func embeddedPostgresThatDiesIsRestarted() async throws {
+        let dir = NSTemporaryDirectory() + "folla-restart-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try ServerProcess(["--data-dir", dir, "--new-devices-per-network", "0"])
+        let pg = EmbeddedPostgres(configuration: .init(dataDirectory: dir + "/pg"), logger: TestCluster.logger)
+        defer { if let pid = pg.runningPID() { kill(pid, SIGQUIT) } }
+        let port = try await server.port(within: 120)
+        #expect(try await Self.checkIn(port, 1).status == 200)
+        let first = try #require(pg.runningPID())
+
+        kill(first, SIGQUIT)
+        let resumed = try await Self.secondsUntilServed(within: 30) { try await Self.checkIn(port, 2) }
+        #expect(resumed < 30, "\(server.log)")
+        let second = pg.runningPID()
+        #expect(second != nil && second != first)
+        #expect(server.log.contains("restarting it"), "\(server.log)")
+        #expect(await server.stop() == 0)
+        #expect(pg.runningPID() == nil, "the embedded PostgreSQL outlived the server")
+    }
+}

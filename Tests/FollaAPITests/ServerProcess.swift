@@ -1,0 +1,90 @@
+import Foundation
+
+/// A `folla serve` of the debug build, run as a real process (for what needs a real one:
+/// outages, restarts, signals). Its log goes to a file the test reads.
+final class ServerProcess: @unchecked Sendable {
+    static let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent(".build/debug/folla").path
+
+    let process = Process()
+    let logFile: URL
+
+    /// Starts `folla serve` with `arguments` on a free port (`--port 0`).
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        logFile = FileManager.default.temporaryDirectory.appendingPathComponent("folla-serve-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        let log = try FileHandle(forWritingTo: logFile)
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = ["serve", "--port", "0"] + arguments
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FOLLA_") }
+            .merging(environment) { $1 }
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+    }
+
+    var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+
+    /// The port from the "listening on" line, once the server has bound.
+    func port(within seconds: Double = 60) async throws -> Int {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            if let range = log.range(of: #"listening on 127\.0\.0\.1:(\d+)"#, options: .regularExpression),
+               let port = Int(log[range].split(separator: ":").last ?? "") {
+                return port
+            }
+            guard process.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw ServerProcessError(message: "the server did not bind:\n\(log)")
+    }
+
+    /// SIGTERM, then waits (on a Dispatch thread) up to 30 s before SIGKILL. Returns the exit status.
+    @discardableResult
+    func stop() async -> Int32 {
+        guard process.isRunning else { return process.terminationStatus }
+        process.terminate()
+        let process = self.process
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let end = Date().addingTimeInterval(30)
+                while process.isRunning && Date() < end { usleep(50_000) }
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                process.waitUntilExit()
+                continuation.resume(returning: process.terminationStatus)
+            }
+        }
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: logFile)
+    }
+}
+
+struct ServerProcessError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+/// One HTTP exchange through curl: status, seconds taken, headers.
+struct CurlAnswer {
+    var status: Int
+    var seconds: Double
+    var headers: String
+
+    static func fetch(_ url: String, method: String = "GET", json: String? = nil) async throws -> CurlAnswer {
+        var args = ["-s", "-m", "20", "-o", "/dev/null", "-D", "-", "-w", "\n@@ %{http_code} %{time_total}", "-X", method, url]
+        if let json { args += ["-H", "content-type: application/json", "-d", json] }
+        let out = try await ExternalProcess.run("/usr/bin/curl", args, deadline: 30).output
+        let last = out.components(separatedBy: "@@ ").last?.split(separator: " ") ?? []
+        return CurlAnswer(status: last.first.flatMap { Int($0) } ?? 0,
+                          seconds: last.count > 1 ? Double(last[1].trimmingCharacters(in: .whitespacesAndNewlines)) ?? 99 : 99,
+                          headers: out.components(separatedBy: "\n@@ ").first ?? "")
+    }
+
+    func header(_ name: String) -> String? {
+        headers.split(separator: "\r\n").first { $0.lowercased().hasPrefix(name.lowercased() + ":") }
+            .map { $0.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces) }
+    }
+}
