@@ -10,7 +10,14 @@ enum RequestBodyFormat {
     case json, form, xml
 
     init(contentType: String?) throws(Problem) {
-        let media = contentType?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let parts = contentType?.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? []
+        let media = parts.first
+        // Every body is read as UTF-8: a charset parameter naming anything else is refused, not garbled.
+        if let charset = parts.dropFirst().first(where: { $0.hasPrefix("charset=") })?.dropFirst(8)
+            .trimmingCharacters(in: CharacterSet(charactersIn: "\"' ")), charset != "utf-8", charset != "utf8" {
+            throw Problem(.unsupportedMediaType, type: "unsupported-charset", title: "Only UTF-8 is accepted",
+                          detail: "charset \(charset) is not accepted; send the body in UTF-8")
+        }
         switch media {
         case "application/json", "text/json": self = .json
         case "application/x-www-form-urlencoded": self = .form

@@ -6,10 +6,23 @@ import FoundationXML
 
 /// `<checkin><lat>44.49</lat>…</checkin>` → `Fields`: one level of child elements under
 /// any root. DTDs and entities are refused outright; so are nesting and repeats.
+///
+/// UTF-8 only, and said so: a parser that honours a byte-order mark or an `encoding=`
+/// declaration reads UTF-16, UTF-32 or UTF-7, where a `<!DOCTYPE` is not the bytes the DTD
+/// refusal looks for (that is how it was bypassed), and a declared ISO-8859-1 was read as
+/// UTF-8 and garbled. So the bytes must be UTF-8 without NUL or other C0 controls, and a
+/// declaration may only name UTF-8; then the refusal sees what the parser will see.
 enum XMLFieldDecoder {
     static func decode(_ data: Data) throws(Problem) -> Fields {
         guard let text = String(validating: data, as: UTF8.self) else {
-            throw Problem.malformed("the body is not valid UTF-8")
+            throw onlyUTF8("the body is not valid UTF-8")
+        }
+        // XML 1.0 allows no C0 control but tab, CR and LF; UTF-16 and UTF-32 text is full of NULs.
+        if text.utf8.contains(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) {
+            throw onlyUTF8("the body holds NUL or control bytes (UTF-16 or UTF-32?)")
+        }
+        if let declared = declaredEncoding(text), declared.lowercased() != "utf-8", declared.lowercased() != "utf8" {
+            throw onlyUTF8("the XML declaration names encoding \"\(declared)\"")
         }
         // No DTDs at all: entity definitions are how XML bombs and external-entity reads
         // work, and a check-in never needs one.
@@ -22,10 +35,25 @@ enum XMLFieldDecoder {
         parser.delegate = collector
         let ok = parser.parse()
         if let problem = collector.problem { throw problem }
-        guard ok, collector.sawRoot else {
-            throw Problem.malformed("the body is not well-formed XML")
+        // The parser is lenient about what follows the root; the collector is not.
+        guard ok, collector.sawRoot, collector.rootClosed, parser.parserError == nil else {
+            throw Problem.malformed("the body is not well-formed XML (one root element, closed, nothing after it)")
         }
         return Fields(collector.values.mapValues { .string($0) })
+    }
+
+    /// `encoding="…"` of a leading `<?xml …?>` declaration, if any.
+    static func declaredEncoding(_ text: String) -> String? {
+        let head = text.drop { $0 == "\u{FEFF}" }
+        guard head.hasPrefix("<?xml"), let end = head.range(of: "?>") else { return nil }
+        let declaration = head[..<end.lowerBound]
+        guard let key = declaration.range(of: #"encoding\s*=\s*["']([^"']*)["']"#, options: .regularExpression) else { return nil }
+        return declaration[key].split(whereSeparator: { $0 == "\"" || $0 == "'" }).dropFirst().first.map(String.init) ?? ""
+    }
+
+    static func onlyUTF8(_ detail: String) -> Problem {
+        Problem(.unsupportedMediaType, type: "unsupported-charset", title: "Only UTF-8 XML is accepted",
+                detail: "\(detail); send the XML document in UTF-8")
     }
 }
 
@@ -33,11 +61,13 @@ private final class FlatElementCollector: NSObject, XMLParserDelegate {
     var values: [String: String] = [:]
     var problem: Problem?
     var sawRoot = false
+    var rootClosed = false
     private var depth = 0
     private var current: String?
     private var text = ""
 
     func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+        guard !rootClosed else { return fail(parser, "a second root element <\(name)> follows the first") }
         depth += 1
         switch depth {
         case 1: sawRoot = true
@@ -51,12 +81,16 @@ private final class FlatElementCollector: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {
         if depth == 2 { text += string }
+        if depth == 0, string.contains(where: { !$0.isWhitespace }) {
+            fail(parser, "text outside the root element")
+        }
     }
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
         if depth == 2, let current { values[current] = text }
         current = nil
         depth -= 1
+        if depth == 0 { rootClosed = true }
     }
 
     func parser(_ parser: XMLParser, foundInternalSubsetDeclarationWithName name: String) {}

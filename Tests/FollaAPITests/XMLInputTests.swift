@@ -1,0 +1,73 @@
+import FollaTestSupport
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// XML bodies are UTF-8, well-formed, and carry no DTD in any encoding. Before, a DTD sent
+/// in UTF-16, UTF-32 or UTF-7 slipped past the refusal and the check-in was written; an
+/// unclosed root, two roots or text after the root were accepted; ISO-8859-1 was garbled.
+@Suite struct XMLInputTests {
+    static let fields = "<device_id>0123456789abcdef0123456789abcdef01234567</device_id><lat>44.4938</lat><lon>11.343</lon>"
+    static let withDTD = #"<?xml version="1.0"?><!DOCTYPE c [<!ENTITY x "y">]><c>\#(fields)</c>"#
+
+    static func utf16(_ text: String, bigEndian: Bool, bom: Bool) -> [UInt8] {
+        var out: [UInt8] = bom ? (bigEndian ? [0xFE, 0xFF] : [0xFF, 0xFE]) : []
+        for unit in text.utf16 {
+            out += bigEndian ? [UInt8(unit >> 8), UInt8(unit & 0xFF)] : [UInt8(unit & 0xFF), UInt8(unit >> 8)]
+        }
+        return out
+    }
+
+    static func utf32LE(_ text: String) -> [UInt8] {
+        [0xFF, 0xFE, 0, 0] + text.unicodeScalars.flatMap { s in (0..<4).map { UInt8((s.value >> (8 * $0)) & 0xFF) } }
+    }
+
+    @Test(arguments: [
+        ("UTF-16LE with a BOM", utf16(withDTD, bigEndian: false, bom: true)),
+        ("UTF-16BE without a BOM", utf16(withDTD.replacingOccurrences(of: "<?xml version=\"1.0\"?>", with: "<?xml version=\"1.0\" encoding=\"UTF-16\"?>"), bigEndian: true, bom: false)),
+        ("UTF-32LE", utf32LE(withDTD)),
+        ("UTF-7", Array(#"<?xml version="1.0" encoding="UTF-7"?>+ADw-!DOCTYPE c +AFs-+ADw-!ENTITY x +ACI-y+ACI-+AD4-+AF0-+AD4-<c>\#(fields)</c>"#.utf8)),
+        ("ISO-8859-1", Array(#"<?xml version="1.0" encoding="ISO-8859-1"?><c>\#(fields)</c>"#.utf8)),
+    ])
+    func otherEncodingsAreRefused(name: String, bytes: [UInt8]) async throws {
+        try await AppFixture.run { f in
+            for path in ["/v1/checkins", "/sendData.php", "/v1/messages/1/reports"] {
+                let r = try await f.post(path, bytes: bytes, contentType: "application/xml")
+                #expect(r.status == .unsupportedMediaType, "\(name) on \(path): \(r.status) \(String(buffer: r.body))")
+            }
+            #expect(try await f.rowCounts() == [0, 0, 0], "\(name) was written")
+        }
+    }
+
+    @Test func aCharsetOtherThanUTF8IsRefused() async throws {
+        try await AppFixture.run { f in
+            let r = try await f.post("/v1/checkins", "<c>\(Self.fields)</c>", contentType: "application/xml; charset=iso-8859-1")
+            #expect(r.status == .unsupportedMediaType)
+            #expect(try await f.rowCounts() == [0, 0, 0])
+        }
+    }
+
+    @Test(arguments: [
+        ("<c>\(fields)", "root never closed"),
+        ("<c>\(fields)</c><d/>", "two roots"),
+        ("<c>\(fields)</c>garbage", "text after the root"),
+        ("garbage<c>\(fields)</c>", "text before the root"),
+    ])
+    func malformedDocumentsAreRefused(body: String, what: String) async throws {
+        try await AppFixture.run { f in
+            let r = try await f.post("/v1/checkins", body, contentType: "application/xml")
+            #expect(r.status == .badRequest, "\(what): \(r.status)")
+            #expect(try await f.rowCounts() == [0, 0, 0], "\(what) was written")
+        }
+    }
+
+    @Test func utf8DocumentsAreRead() async throws {
+        try await AppFixture.run { f in
+            let declared = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n<c>\(Self.fields)</c>\n"
+            let r = try await f.post("/v1/checkins", declared, contentType: "application/xml; charset=UTF-8")
+            #expect(r.status == .ok, "\(String(buffer: r.body))")
+            #expect(try await f.rowCounts()[0] == 1)
+        }
+    }
+}
