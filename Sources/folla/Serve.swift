@@ -69,6 +69,15 @@ struct Serve: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Database connections in the pool (default 20). Env: FOLLA_DB_CONNECTIONS")
     var dbConnections: Int?
 
+    @Option(parsing: .unconditional, help: "Seconds a client may take to send a request head (default 10). Env: FOLLA_HEAD_TIMEOUT")
+    var headTimeout: Double?
+
+    @Option(parsing: .unconditional, help: "Seconds an idle keep-alive connection stays open (default 60). Env: FOLLA_IDLE_TIMEOUT")
+    var idleTimeout: Double?
+
+    @Option(parsing: .unconditional, help: "Open client connections at most (default: what the descriptor limit leaves, up to 10000). Env: FOLLA_MAX_CONNECTIONS")
+    var maxConnections: Int?
+
     func run() async throws {
         let logger = database.makeLogger("folla")
         var policy = CheckInPolicy.default
@@ -91,6 +100,13 @@ struct Serve: AsyncParsableCommand {
         let rate = try Setting("message-rate").integer(messageRate, default: 5, in: 1...1_000_000)
         let wallCache = try Setting("wall-cache-seconds").integer(wallCacheSeconds, default: 2, in: 0...3600)
         let connections = try Setting("db-connections").integer(dbConnections, default: 20, in: 1...1000)
+        var limits = ConnectionLimits()
+        limits.headTimeout = .milliseconds(Int(1000 * (try Setting("head-timeout").number(headTimeout, default: 10, in: 0.1...3600))))
+        limits.idleTimeout = .milliseconds(Int(1000 * (try Setting("idle-timeout").number(idleTimeout, default: 60, in: 0.1...86_400))))
+        let descriptors = DescriptorLimit.raise()
+        // Room for the database pool, the log, PostgreSQL's pipes and the listening socket.
+        let affordable = max(16, min(10_000, descriptors - connections - 64))
+        limits.maxConnections = try Setting("max-connections").integer(maxConnections, default: affordable, in: 1...1_000_000)
         try database.validateLogLevel()
         let keyer = try DeviceKeyer(secret: database.resolvedSecret())
         let migrator = try Migrator.bundled()
@@ -132,7 +148,9 @@ struct Serve: AsyncParsableCommand {
             wallCacheSeconds: wallCache)
         let app = Application(
             router: buildRouter(deps),
-            configuration: .init(address: .hostname(bindHost, port: bindPort), serverName: "folla"),
+            server: limits.server(),
+            configuration: .init(address: .hostname(bindHost, port: bindPort), serverName: "folla",
+                                 availableConnectionsDelegate: limits.connectionCap(logger: logger)),
             services: services,
             logger: logger
         )

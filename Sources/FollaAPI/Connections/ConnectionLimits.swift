@@ -1,0 +1,46 @@
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+
+/// What one client connection may hold, whatever it sends (or does not send).
+///
+/// A connection that never finishes its request head used to stay open without limit, and
+/// 1 100 of them exhausted a 1024-descriptor limit so that `/healthz` stopped answering.
+public struct ConnectionLimits: Sendable {
+    /// From the first byte of a request (or the opening of the connection) to the end of its head.
+    public var headTimeout: Duration = .seconds(10)
+    /// A keep-alive connection with no request in progress is closed after this long.
+    public var idleTimeout: Duration = .seconds(60)
+    /// Open connections at most; beyond it the server stops accepting until one closes.
+    public var maxConnections: Int = 1000
+    /// The request line (method, URL, version) at most: beyond it, 414.
+    public var maxRequestLineBytes: Int = 8 * 1024
+    /// The whole request head at most: beyond it, 431.
+    public var maxHeadBytes: Int = 32 * 1024
+
+    public init() {}
+
+    /// The HTTP/1.1 server with these limits.
+    public func server() -> HTTPServerBuilder {
+        // NIO's own header limits sit above ours, so that ours answer first, with a problem.
+        let decoder = HTTP1Channel.Configuration.DecoderConfiguration(
+            maxHeaderFieldSize: 2 * maxHeadBytes, maxHeaderListSize: 2 * maxHeadBytes, maxHeaderFieldCount: 1000)
+        let limits = self
+        return .http1(configuration: .init(
+            additionalChannelHandlers: [RequestHeadMarker(limits: limits)],
+            idleTimeout: .init(idleTimeout), httpDecoderConfiguration: decoder))
+    }
+
+    /// The cap on open connections, for `ApplicationConfiguration`.
+    public func connectionCap(logger: Logger) -> any AvailableConnectionsDelegate {
+        MaximumAvailableConnections(maxConnections, logger: logger)
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let c = duration.components
+        self = .nanoseconds(c.seconds * 1_000_000_000 + c.attoseconds / 1_000_000_000)
+    }
+}

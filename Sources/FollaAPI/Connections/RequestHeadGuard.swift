@@ -1,0 +1,188 @@
+import Foundation
+import NIOCore
+import NIOHTTPTypes
+
+/// Bounds the time and the bytes a client takes to send a request head.
+///
+/// Hummingbird's idle timeout only sees parsed requests; a head that is never finished is
+/// not one. So this handler sits in front of the HTTP decoder and sees raw bytes: the head
+/// timer starts with the connection, and again with the first byte after each response,
+/// and stops when the decoder has produced the head (``RequestHeadMarker`` tells it). A
+/// head too slow gets 408, a request line too long 414, a head too large 431: each a
+/// problem+json written here (no request exists yet for the router to answer), then close.
+/// Written by hand: neither NIO nor Hummingbird has a request-head deadline.
+final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let limits: ConnectionLimits
+    private var waitingForHead = true
+    private var headBytes = 0
+    private var sawLineEnd = false
+    private var refused = false
+    private var timer: Scheduled<Void>?
+    /// Ours from `handlerAdded` to `handlerRemoved`, used on the channel's event loop only.
+    private var context: ChannelHandlerContext?
+
+    init(limits: ConnectionLimits) {
+        self.limits = limits
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        if context.channel.isActive { armTimer(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        armTimer(context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        timer?.cancel()
+        timer = nil
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timer?.cancel()
+        self.context = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !refused else { return }
+        let buffer = unwrapInboundIn(data)
+        let counting = waitingForHead
+        if counting {
+            if timer == nil { armTimer(context) }
+            headBytes += buffer.readableBytes
+            if !sawLineEnd {
+                if let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
+                    sawLineEnd = true
+                    if headBytes - buffer.readableBytes + (newline - buffer.readerIndex) > limits.maxRequestLineBytes {
+                        return refuse(context, uriTooLong)
+                    }
+                } else if headBytes > limits.maxRequestLineBytes {
+                    return refuse(context, uriTooLong)
+                }
+            }
+        }
+        context.fireChannelRead(data)
+        // Checked after the decoder has read the bytes: if they completed the head (the
+        // marker said so), what followed was body, not head.
+        if counting, waitingForHead, headBytes > limits.maxHeadBytes {
+            refuse(context, headersTooLarge)
+        }
+    }
+
+    /// The decoder produced a request head of `size` bytes: the clock stops. Returns false
+    /// when the head is too large (it came in one read, so the byte count could not tell):
+    /// the 431 is on its way and the request must go no further.
+    func headArrived(size: Int) -> Bool {
+        waitingForHead = false
+        timer?.cancel()
+        timer = nil
+        guard size <= limits.maxHeadBytes else {
+            if let context { refuse(context, headersTooLarge) }
+            return false
+        }
+        return true
+    }
+
+    /// A response is complete: the next request's head starts with its first byte.
+    func responseEnded() {
+        waitingForHead = true
+        headBytes = 0
+        sawLineEnd = false
+    }
+
+    private func armTimer(_ context: ChannelHandlerContext) {
+        timer?.cancel()
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        timer = context.eventLoop.scheduleTask(in: .init(limits.headTimeout)) {
+            let (handler, context) = loopBound.value
+            handler.timer = nil
+            guard handler.waitingForHead else { return }
+            handler.refuse(context, handler.tooSlow)
+        }
+    }
+
+    private var tooSlow: Problem {
+        Problem(.requestTimeout, type: "request-timeout", title: "Request timeout",
+                detail: "the request head did not arrive within \(limits.headTimeout)")
+    }
+
+    private var uriTooLong: Problem {
+        Problem(.uriTooLong, type: "uri-too-long", title: "URI too long",
+                detail: "the request line must be at most \(limits.maxRequestLineBytes) bytes")
+    }
+
+    private var headersTooLarge: Problem {
+        Problem(.requestHeaderFieldsTooLarge, type: "headers-too-large", title: "Request header fields too large",
+                detail: "the request head must be at most \(limits.maxHeadBytes) bytes")
+    }
+
+    /// Writes `problem` as a whole HTTP/1.1 response and closes the connection.
+    private func refuse(_ context: ChannelHandlerContext, _ problem: Problem) {
+        guard !refused else { return }
+        refused = true
+        timer?.cancel()
+        timer = nil
+        let body = problem.jsonBody()
+        var out = context.channel.allocator.buffer(capacity: 256 + body.readableBytes)
+        out.writeString("HTTP/1.1 \(problem.status.code) \(problem.status.reasonPhrase)\r\n")
+        out.writeString("Content-Type: application/problem+json\r\nContent-Length: \(body.readableBytes)\r\nConnection: close\r\n\r\n")
+        out.writeImmutableBuffer(body)
+        // Output first, so that a client still sending reads the answer rather than a reset;
+        // the connection goes entirely a second later (what it sends meanwhile is dropped).
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(out)).whenComplete { _ in
+            let context = loopBound.value
+            context.close(mode: .output, promise: nil)
+            context.eventLoop.scheduleTask(in: .seconds(1)) { loopBound.value.close(promise: nil) }
+        }
+    }
+}
+
+/// The half of ``RequestHeadGuard`` that sees parsed HTTP: installs the guard in front of
+/// the decoder, and tells it when a head has arrived and when a response has ended.
+final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let limits: ConnectionLimits
+    private var headGuard: RequestHeadGuard?
+    private var dropping = false
+
+    init(limits: ConnectionLimits) {
+        self.limits = limits
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let headGuard = RequestHeadGuard(limits: limits)
+        self.headGuard = headGuard
+        try? context.pipeline.syncOperations.addHandler(headGuard, position: .first)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !dropping else { return }
+        if case .head(let head) = unwrapInboundIn(data), let headGuard {
+            // The head as sent: request line, then "name: value\r\n" per field, then a blank line.
+            let size = head.method.rawValue.utf8.count + (head.path?.utf8.count ?? 0) + 12
+                + head.headerFields.reduce(2) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count + 4 }
+            guard headGuard.headArrived(size: size) else {
+                dropping = true
+                return
+            }
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) { headGuard?.responseEnded() }
+        context.write(data, promise: promise)
+    }
+}

@@ -1,0 +1,83 @@
+import FollaStore
+import FollaTestSupport
+import Foundation
+import Testing
+
+/// Slow and oversized request heads, played over raw sockets (python3) against the real
+/// binary. Before, a head that never ended held its connection for good (1 100 of them
+/// exhausted the descriptors and /healthz stopped answering), and there was no 414 or 431.
+@Suite struct ConnectionLimitTests {
+    static let script = #"""
+        import socket, sys, time
+        port = int(sys.argv[1])
+        def exchange(data, wait=15):
+            s = socket.create_connection(("127.0.0.1", port)); s.sendall(data); s.settimeout(wait)
+            start, out = time.time(), b""
+            try:
+                while True:
+                    c = s.recv(65536)
+                    if not c: break
+                    out += c
+            except Exception as e:
+                out += b" <" + str(e).encode() + b">"
+            return time.time() - start, out
+        def report(name, data, wait=15):
+            took, out = exchange(data, wait)
+            status = out.split(b"\r\n")[0].decode(errors="replace")
+            kind = "problem" if b"application/problem+json" in out else "plain"
+            print(f"{name}|{status}|{kind}|{took:.2f}")
+        report("unfinished", b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        report("silent", b"")
+        report("long-url", b"GET /v1/groups?lat=44.49&lon=11.34&x=" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+        report("big-head", b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-F%d: %s\r\n" % (i, b"v" * 1000) for i in range(60)) + b"\r\n")
+        report("idle", b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        # More unfinished heads than the cap: each is answered 408 and closed, and /healthz
+        # is answered once a slot frees.
+        held = []
+        for i in range(40):
+            s = socket.create_connection(("127.0.0.1", port)); s.sendall(b"GET /healthz HTTP/1.1\r\n"); held.append(s)
+        start = time.time()
+        report("healthz-at-cap", b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 30)
+        closed = 0
+        for s in held:
+            s.settimeout(10)
+            try:
+                while s.recv(65536): pass
+                closed += 1
+            except Exception:
+                pass
+        print(f"closed|{closed}|{time.time() - start:.2f}")
+        """#
+
+    @Test func slowAndOversizedHeadsAreBounded() async throws {
+        try await TestCluster.withDatabase { _, location in
+            guard case let .socket(path, user, database) = location else { return }
+            let dir = (path as NSString).deletingLastPathComponent
+            let server = try ServerProcess([
+                "--database-url", "postgres://\(user)@localhost/\(database)?host=\(dir)",
+                "--secret", "limits-test-secret-0123456789",
+                "--head-timeout", "1", "--idle-timeout", "2", "--max-connections", "20",
+            ])
+            let port = try await server.port()
+            let run = try await ExternalProcess.run("/usr/bin/env", ["python3", "-c", Self.script, "\(port)"], deadline: 120)
+            await server.stop()
+            var rows: [String: [String]] = [:]
+            for line in run.output.split(separator: "\n") {
+                let parts = line.split(separator: "|").map(String.init)
+                rows[parts[0]] = Array(parts.dropFirst())
+            }
+            let text = run.output + run.errors
+            #expect(rows["unfinished"]?[0].hasPrefix("HTTP/1.1 408") == true, "\(text)")
+            #expect(rows["unfinished"]?[1] == "problem", "\(text)")
+            #expect(Double(rows["unfinished"]?[2] ?? "") ?? 99 < 3, "\(text)")
+            #expect(rows["silent"]?[0].hasPrefix("HTTP/1.1 408") == true, "\(text)")
+            #expect(rows["long-url"]?[0].hasPrefix("HTTP/1.1 414") == true && rows["long-url"]?[1] == "problem", "\(text)")
+            #expect(rows["big-head"]?[0].hasPrefix("HTTP/1.1 431") == true && rows["big-head"]?[1] == "problem", "\(text)")
+            // Answered at once, then the keep-alive connection is closed when idle for 2 s.
+            #expect(rows["idle"]?[0].hasPrefix("HTTP/1.1 200") == true, "\(text)")
+            #expect((1.5...6).contains(Double(rows["idle"]?[2] ?? "") ?? 99), "\(text)")
+            #expect(rows["healthz-at-cap"]?[0].hasPrefix("HTTP/1.1 200") == true, "\(text)")
+            #expect(rows["closed"]?[0] == "40", "\(text)")
+        }
+    }
+}
