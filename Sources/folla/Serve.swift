@@ -69,6 +69,9 @@ struct Serve: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Database connections in the pool (default 20). Env: FOLLA_DB_CONNECTIONS")
     var dbConnections: Int?
 
+    @Option(parsing: .unconditional, help: "Seconds an Idempotency-Key and its answer are kept (default 86400, a day). Env: FOLLA_IDEMPOTENCY_RETENTION")
+    var idempotencyRetention: Double?
+
     @Option(parsing: .unconditional, help: "Seconds a client may take to send a request head (default 10). Env: FOLLA_HEAD_TIMEOUT")
     var headTimeout: Double?
 
@@ -100,6 +103,7 @@ struct Serve: AsyncParsableCommand {
         let rate = try Setting("message-rate").integer(messageRate, default: 5, in: 1...1_000_000)
         let wallCache = try Setting("wall-cache-seconds").integer(wallCacheSeconds, default: 2, in: 0...3600)
         let connections = try Setting("db-connections").integer(dbConnections, default: 20, in: 1...1000)
+        let keyRetention = try Setting("idempotency-retention").number(idempotencyRetention, default: day, in: 60...year)
         var limits = ConnectionLimits()
         limits.headTimeout = .milliseconds(Int(1000 * (try Setting("head-timeout").number(headTimeout, default: 10, in: 0.1...3600))))
         limits.idleTimeout = .milliseconds(Int(1000 * (try Setting("idle-timeout").number(idleTimeout, default: 60, in: 0.1...86_400))))
@@ -135,7 +139,7 @@ struct Serve: AsyncParsableCommand {
         services.append(monitor)
         services.append(PresenceSweeper(presence: presence, database: monitor, clock: clock,
                                         interval: .milliseconds(Int(sweepEvery * 1000)),
-                                        budgetWindow: budgets.window, logger: logger))
+                                        budgetWindow: budgets.window, idempotencyRetention: keyRetention, logger: logger))
 
         let privacy = PrivacyPolicy(k: k, establishment: establishment, noiseKey: keyer.noiseKey)
         let words = (blockedWords ?? env("FOLLA_BLOCKED_WORDS") ?? "").split(separator: ",").map(String.init)

@@ -30,6 +30,8 @@ public struct AppDependencies: Sendable {
     /// Whether the database can serve: routes that need it answer 503 at once while it cannot.
     public var database: DatabaseMonitor
     public var readiness: ReadinessProbe
+    /// Answers of POSTs sent with an Idempotency-Key.
+    public var idempotency: IdempotencyStore
     public var clock: any WallClock
     public var limits: RequestLimits
 
@@ -55,6 +57,7 @@ public struct AppDependencies: Sendable {
         self.wallCacheSeconds = max(0, wallCacheSeconds)
         self.walls = WallService(reads: wallReads, privacy: privacy, cachePeriod: .seconds(max(0, wallCacheSeconds)))
         self.database = database
+        self.idempotency = IdempotencyStore(pool: presence.pool, logger: places.logger)
         self.readiness = ReadinessProbe(pool: presence.pool, migrator: migrator, monitor: database, logger: places.logger)
         self.clock = clock
         self.limits = limits

@@ -13,6 +13,7 @@ public func buildRouter(_ deps: AppDependencies) -> Router<FollaRequestContext> 
     HealthRoutes(readiness: deps.readiness).register(on: router)
     // Everything that reads or writes the database answers 503 at once during an outage.
     let stored = router.group().add(middleware: DatabaseGate(monitor: deps.database))
+        .add(middleware: IdempotencyMiddleware(store: deps.idempotency, clock: deps.clock, maxBodyBytes: deps.limits.maxBodyBytes))
     let v1 = stored.group("v1")
     CheckInRoutes(deps: deps).register(on: v1)
     GroupRoutes(deps: deps).register(on: v1)

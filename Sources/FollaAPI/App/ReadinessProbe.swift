@@ -3,8 +3,10 @@ import Logging
 import PostgresNIO
 
 /// Ready means: the database answers, has PostGIS, and has every migration this build
-/// expects. A load balancer sends no traffic until then. The answer never waits more than
-/// `deadline`: while the monitor knows the database is down it is immediate.
+/// expects. A load balancer sends no traffic until then. While the monitor knows the
+/// database is down the answer is an immediate 503, and a check under way when it goes down
+/// is released at once; `deadline` is only a backstop, long enough that a busy server is
+/// not reported unready (a balancer would then take every busy instance out at once).
 public struct ReadinessProbe: Sendable {
     let pool: DatabasePool
     let migrator: Migrator
@@ -13,7 +15,7 @@ public struct ReadinessProbe: Sendable {
     let logger: Logger
 
     public init(pool: DatabasePool, migrator: Migrator, monitor: DatabaseMonitor,
-                deadline: Duration = .milliseconds(900), logger: Logger) {
+                deadline: Duration = .seconds(5), logger: Logger) {
         self.pool = pool
         self.migrator = migrator
         self.monitor = monitor

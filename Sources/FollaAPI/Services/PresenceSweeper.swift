@@ -4,19 +4,24 @@ import Logging
 import ServiceLifecycle
 
 /// Expires presence past its TTL, forgets devices past retention, deletes messages past
-/// theirs, emptied places nothing points to and spent budget windows, every `interval`.
+/// theirs, emptied places nothing points to, spent budget windows and idempotency keys past
+/// theirs, every `interval`.
 /// Safe to run in every server instance at once (the SQL skips rows another sweeper holds).
 public struct PresenceSweeper: Service {
     let presence: PresenceStore
     let database: DatabaseMonitor
+    let idempotency: IdempotencyStore
+    let idempotencyRetention: Double
     let clock: any WallClock
     let interval: Duration
     let budgetWindow: Double
     let logger: Logger
 
     public init(presence: PresenceStore, database: DatabaseMonitor, clock: any WallClock, interval: Duration,
-                budgetWindow: Double = 600, logger: Logger) {
+                budgetWindow: Double = 600, idempotencyRetention: Double = 86_400, logger: Logger) {
         self.presence = presence
+        self.idempotency = IdempotencyStore(pool: presence.pool, logger: logger)
+        self.idempotencyRetention = idempotencyRetention
         self.database = database
         self.clock = clock
         self.interval = interval
@@ -43,6 +48,7 @@ public struct PresenceSweeper: Service {
         let forgotten = try await presence.forget(at: now)
         let retired = try await presence.retire(
             at: now, messageRetention: presence.policy.messageRetention, budgetWindow: budgetWindow)
+            + idempotency.expire(at: now, retention: idempotencyRetention)
         if expired + forgotten + retired > 0 {
             logger.info("sweep", metadata: ["expired": "\(expired)", "forgotten": "\(forgotten)", "retired": "\(retired)"])
         }

@@ -9,8 +9,8 @@ import Synchronization
 /// clients hung 11–62 s before this existed).
 ///
 /// It keeps one connection of its own, outside the pool, and asks it `SELECT 1` every half
-/// second, with a deadline: a probe that fails or is late closes the connection and marks
-/// the database unavailable; it then reconnects with a growing pause (0.25 s up to 2 s, so
+/// second: a probe that fails, finds the connection closed, or is late (2 s) drops the
+/// connection and marks the database unavailable; it then reconnects with a growing pause (0.25 s up to 2 s, so
 /// service resumes within about 2 s of the database coming back). Before it reports the
 /// database available the first time, `prepare` must have succeeded on its connection
 /// (the server applies its migrations there): a server started against an unreachable
@@ -22,8 +22,11 @@ public final class DatabaseMonitor: Sendable {
     public struct Settings: Sendable {
         /// Pause between probes while the database answers.
         public var interval: Duration = .milliseconds(500)
-        /// A probe, or a connection attempt, that takes longer is a failure.
-        public var deadline: Duration = .milliseconds(750)
+        /// A probe, or a connection attempt, that takes longer is a failure. A server that
+        /// went away is seen at once (its connection closes, or connecting is refused); the
+        /// deadline is for one that hangs, and is long enough that a busy machine is not
+        /// mistaken for an outage.
+        public var deadline: Duration = .seconds(2)
         /// Reconnection pauses grow from the first to the last.
         public var backoff: ClosedRange<Double> = 0.25...2
         /// While unavailable, a warning is logged at least this often.
@@ -169,10 +172,17 @@ public final class DatabaseMonitor: Sendable {
                 answered.finish(.failure(error))
             }
         }
+        // A connection the server closed fails at once (a query on it was seen never to
+        // return); a live one that does not answer fails at the deadline.
         let timer = Task {
-            try await Task.sleep(for: self.settings.deadline)
+            let end = ContinuousClock.now + self.settings.deadline
+            while ContinuousClock.now < end, !connection.isClosed {
+                try await Task.sleep(for: .milliseconds(25))
+            }
             answered.finish(.failure(DatabaseUnavailable(
-                reason: "the database did not answer within \(self.settings.deadline)", retryAfterSeconds: self.retryAfterSeconds)))
+                reason: connection.isClosed ? "the database closed the connection"
+                    : "the database did not answer within \(self.settings.deadline)",
+                retryAfterSeconds: self.retryAfterSeconds)))
         }
         defer {
             timer.cancel()

@@ -1,0 +1,105 @@
+import Crypto
+import FollaCore
+import FollaStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// `Idempotency-Key` on POST (the IETF HTTPAPI draft): a phone on a flaky network that
+/// retries a check-in with its message gets the first answer again, and the message is
+/// posted once. The same key with the same request replays the stored answer; with a
+/// different request it is a 422; while the first is still running, a 409. Only successful
+/// answers are kept (for the retention window): a refused or failed request releases its
+/// key, so a retry runs it again. Without the header nothing changes.
+struct IdempotencyMiddleware<Context: RequestContext>: RouterMiddleware {
+    let store: IdempotencyStore
+    let clock: any WallClock
+    let maxBodyBytes: Int
+
+    static var header: HTTPField.Name { HTTPField.Name("Idempotency-Key")! }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.method == .post, let raw = request.headers[Self.header] else { return try await next(request, context) }
+        let key = try Self.validate(raw)
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: maxBodyBytes)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw Problem(.contentTooLarge, type: "body-too-large", title: "Request body too large",
+                          detail: "the body must be at most \(maxBodyBytes) bytes")
+        }
+        switch try await store.reserve(key, request: Self.fingerprint(request, body: body), at: clock.now()) {
+        case .replay(let answer):
+            var headers: HTTPFields = [.cacheControl: "no-store"]
+            if let type = answer.contentType { headers[.contentType] = type }
+            headers[HTTPField.Name("Idempotent-Replayed")!] = "true"
+            return Response(status: .init(code: answer.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: answer.body)))
+        case .mismatch:
+            throw Problem(.unprocessableContent, type: "idempotency-key-reused", title: "Idempotency-Key reused",
+                          detail: "this Idempotency-Key was used for a different request; use a new key for a new request")
+        case .inProgress:
+            var problem = Problem(.conflict, type: "idempotency-key-in-progress", title: "Request in progress",
+                                  detail: "a request with this Idempotency-Key is still being processed; retry later")
+            problem.headers[.retryAfter] = "1"
+            throw problem
+        case .reserved:
+            let response: Response
+            do {
+                response = try await next(request, context)
+            } catch {
+                try? await store.release(key)
+                throw error
+            }
+            guard (200..<300).contains(response.status.code) else {
+                try? await store.release(key)
+                return response
+            }
+            // The answer is stored before it is sent: a retry after a lost answer gets it.
+            let answer = try await Self.collect(response)
+            try await store.complete(key, with: answer)
+            var replayable = response
+            replayable.body = .init(byteBuffer: ByteBuffer(bytes: answer.body))
+            return replayable
+        }
+    }
+
+    /// 1–255 visible ASCII characters, bare or as a quoted structured-header string.
+    static func validate(_ raw: String) throws -> IdempotencyStore.Key {
+        var key = Substring(raw.trimmingCharacters(in: .whitespaces))
+        if key.count >= 2, key.hasPrefix("\""), key.hasSuffix("\"") { key = key.dropFirst().dropLast() }
+        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw Problem(.badRequest, type: "invalid-idempotency-key", title: "Invalid Idempotency-Key",
+                          detail: "Idempotency-Key must be 1 to 255 visible ASCII characters")
+        }
+        return IdempotencyStore.Key(String(key))
+    }
+
+    /// What makes two requests the same: method, target, body format and body.
+    static func fingerprint(_ request: Request, body: ByteBuffer) -> [UInt8] {
+        var hash = SHA256()
+        for part in [request.method.rawValue, request.uri.description, request.headers[.contentType] ?? ""] {
+            hash.update(data: Data(part.utf8))
+            hash.update(data: [0])
+        }
+        hash.update(data: Data(body.readableBytesView))
+        return Array(hash.finalize())
+    }
+
+    static func collect(_ response: Response) async throws -> IdempotencyStore.Answer {
+        let sink = CollectedBody()
+        try await response.body.write(CollectingWriter(sink: sink))
+        return IdempotencyStore.Answer(status: response.status.code, contentType: response.headers[.contentType], body: sink.bytes)
+    }
+}
+
+/// Where ``CollectingWriter`` leaves the bytes (the writer itself is consumed).
+private final class CollectedBody: @unchecked Sendable {
+    var bytes: [UInt8] = []
+}
+
+private struct CollectingWriter: ResponseBodyWriter {
+    let sink: CollectedBody
+    mutating func write(_ buffer: ByteBuffer) async throws { sink.bytes += buffer.readableBytesView }
+    consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
+}

@@ -1,0 +1,106 @@
+import Crypto
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The answers of idempotent POSTs, in PostgreSQL so that every instance and a restart see
+/// them. A key is reserved before the request runs (its own commit), completed with the
+/// answer once the request has succeeded, and released when it failed, so that a retry
+/// runs it again. A reservation left in progress (the server or the database died while
+/// the request ran) is taken over by a retry after ``abandonedAfter`` seconds; until then
+/// retries get 409. The one case that can then write twice is a death after the write's
+/// commit and before the answer's: the write and the answer are two transactions, because
+/// holding a connection across a whole request would let idempotent requests exhaust the
+/// pool that their own reads need.
+public struct IdempotencyStore: Sendable {
+    /// Seconds after which a reservation still in progress counts as abandoned.
+    public static let abandonedAfter: TimeInterval = 120
+
+    public let pool: DatabasePool
+    let logger: Logger
+
+    public init(pool: DatabasePool, logger: Logger) {
+        self.pool = pool
+        self.logger = logger
+    }
+
+    /// A stored answer.
+    public struct Answer: Sendable, Equatable {
+        public var status: Int
+        public var contentType: String?
+        public var body: [UInt8]
+
+        public init(status: Int, contentType: String?, body: [UInt8]) {
+            self.status = status
+            self.contentType = contentType
+            self.body = body
+        }
+    }
+
+    public enum Reservation: Sendable, Equatable {
+        /// The key is ours: run the request, then ``complete(_:with:)`` or ``release(_:)``.
+        case reserved
+        /// The same request was answered before: send this again.
+        case replay(Answer)
+        /// The key was used for a different request.
+        case mismatch
+        /// The same key's first request has not finished.
+        case inProgress
+    }
+
+    /// A client's key, hashed (only the hash is stored).
+    public struct Key: Sendable {
+        let hash: [UInt8]
+        public init(_ key: String) { hash = Array(SHA256.hash(data: Data("folla-idempotency\u{0}\(key)".utf8))) }
+    }
+
+    /// Reserves `key` for a request whose hash is `request`.
+    public func reserve(_ key: Key, request: [UInt8], at now: Date) async throws -> Reservation {
+        let k = ByteBuffer(bytes: key.hash), r = ByteBuffer(bytes: request)
+        for _ in 0..<3 {
+            let inserted = try await pool.client.committed("""
+                INSERT INTO idempotency_key (key_hash, request_hash, created_at) VALUES (\(k), \(r), \(now))
+                ON CONFLICT (key_hash) DO UPDATE SET created_at = EXCLUDED.created_at
+                    WHERE idempotency_key.status IS NULL AND idempotency_key.request_hash = EXCLUDED.request_hash
+                      AND idempotency_key.created_at < \(now.addingTimeInterval(-Self.abandonedAfter))
+                RETURNING 1
+                """, logger: logger)
+            if !inserted.isEmpty { return .reserved }
+            let rows = try await pool.client.query(
+                "SELECT request_hash, status, content_type, body FROM idempotency_key WHERE key_hash = \(k)", logger: logger
+            ).collect()
+            guard let row = rows.first else { continue }  // released or expired meanwhile: try again
+            let cells = row.makeRandomAccess()
+            let stored = try cells["request_hash"].decode(ByteBuffer.self)
+            guard stored == r else { return .mismatch }
+            guard let status = try cells["status"].decode(Int?.self) else { return .inProgress }
+            let body = try cells["body"].decode(ByteBuffer?.self)
+            return .replay(Answer(status: status, contentType: try cells["content_type"].decode(String?.self),
+                                  body: body.map { Array($0.readableBytesView) } ?? []))
+        }
+        return .inProgress
+    }
+
+    /// Records the answer of the request that reserved `key`.
+    public func complete(_ key: Key, with answer: Answer) async throws {
+        _ = try await pool.client.committed("""
+            UPDATE idempotency_key SET status = \(answer.status), content_type = \(answer.contentType),
+                body = \(ByteBuffer(bytes: answer.body))
+            WHERE key_hash = \(ByteBuffer(bytes: key.hash)) AND status IS NULL
+            """, logger: logger)
+    }
+
+    /// Gives `key` up: its request failed, and a retry should run it again.
+    public func release(_ key: Key) async throws {
+        _ = try await pool.client.committed(
+            "DELETE FROM idempotency_key WHERE key_hash = \(ByteBuffer(bytes: key.hash)) AND status IS NULL", logger: logger)
+    }
+
+    /// Forgets keys older than `retention` seconds; returns how many.
+    public func expire(at now: Date, retention: TimeInterval) async throws -> Int {
+        try await pool.client.committed(
+            "WITH gone AS (DELETE FROM idempotency_key WHERE created_at < \(now.addingTimeInterval(-retention)) RETURNING 1) SELECT count(*)::int FROM gone",
+            logger: logger
+        ).first?.decode(Int.self) ?? 0
+    }
+}

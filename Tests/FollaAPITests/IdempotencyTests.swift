@@ -1,0 +1,99 @@
+import FollaTestSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import FollaAPI
+import FollaStore
+
+/// `Idempotency-Key`: a retried check-in with a message posts it once. Before, every retry
+/// posted it again.
+@Suite struct IdempotencyTests {
+    static let key = HTTPField.Name("Idempotency-Key")!
+    static let checkIn = #"{"device_id":"0123456789abcdef0123456789abcdef01234567","lat":44.4938,"lon":11.343,"message":"ciao"}"#
+
+    func post(_ f: AppFixture, _ path: String, _ body: String, key: String?) async throws -> TestResponse {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let key { headers[Self.key] = key }
+        return try await f.client.execute(uri: path, method: .post, headers: headers, body: ByteBuffer(string: body))
+    }
+
+    @Test func aRetryGetsTheFirstAnswerAndWritesNothing() async throws {
+        try await AppFixture.run { f in
+            let first = try await post(f, "/v1/checkins", Self.checkIn, key: "retry-1")
+            #expect(first.status == .ok, "\(String(buffer: first.body))")
+            f.clock.advance(by: 5)
+            let again = try await post(f, "/v1/checkins", Self.checkIn, key: "retry-1")
+            #expect(again.status == .ok)
+            #expect(String(buffer: again.body) == String(buffer: first.body))
+            #expect(again.headers[HTTPField.Name("Idempotent-Replayed")!] == "true")
+            #expect(try await f.rowCounts() == [1, 1, 1], "the retry wrote again")
+            // Without a key (or with another) the same request is a new one.
+            #expect(try await post(f, "/v1/checkins", Self.checkIn, key: "retry-2").status == .ok)
+            #expect(try await f.rowCounts()[2] == 2)
+        }
+    }
+
+    @Test func theSameKeyForAnotherRequestIs422() async throws {
+        try await AppFixture.run { f in
+            #expect(try await post(f, "/v1/checkins", Self.checkIn, key: "k").status == .ok)
+            let other = Self.checkIn.replacingOccurrences(of: "ciao", with: "hello")
+            let r = try await post(f, "/v1/checkins", other, key: "k")
+            #expect(r.status == .unprocessableContent)
+            #expect(try await f.rowCounts() == [1, 1, 1])
+            // Another route is another request too.
+            #expect(try await post(f, "/v1/messages", #"{"device_id":"0123456789abcdef0123456789abcdef01234567","text":"x"}"#, key: "k").status == .unprocessableContent)
+        }
+    }
+
+    @Test func aRefusedRequestDoesNotKeepItsKey() async throws {
+        try await AppFixture.run { f in
+            let bad = try await post(f, "/v1/checkins", #"{"device_id":"0123456789abcdef0123456789abcdef01234567","lat":95,"lon":11.343}"#, key: "k")
+            #expect(bad.status == .badRequest)
+            #expect(try await post(f, "/v1/checkins", Self.checkIn, key: "k").status == .ok)
+            #expect(try await f.rowCounts() == [1, 1, 1])
+        }
+    }
+
+    @Test(arguments: ["", String(repeating: "a", count: 256), "caf\u{e9}", "a b"])
+    func invalidKeysAre400(key: String) async throws {
+        try await AppFixture.run { f in
+            let r = try await post(f, "/v1/checkins", Self.checkIn, key: key)
+            #expect(r.status == .badRequest)
+            #expect(try await f.rowCounts() == [0, 0, 0])
+        }
+    }
+
+    @Test func concurrentRetriesWriteOnce() async throws {
+        try await AppFixture.run { f in
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for _ in 0..<8 {
+                    group.addTask { try await post(f, "/v1/checkins", Self.checkIn, key: "race").status }
+                }
+                return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+            }
+            #expect(statuses.allSatisfy { $0 == .ok || $0 == .conflict }, "\(statuses)")
+            #expect(statuses.contains(.ok))
+            #expect(try await f.rowCounts()[2] == 1, "\(statuses)")
+        }
+    }
+
+    /// A reservation whose request never finished (the server died mid-request) answers 409
+    /// while it may still be running, and is taken over after two minutes.
+    @Test func anAbandonedReservationIsTakenOver() async throws {
+        try await AppFixture.run { f in
+            let store = f.deps.idempotency
+            let key = try IdempotencyMiddleware<FollaRequestContext>.validate("crashed")
+            let request = Request(head: .init(method: .post, scheme: "http", authority: "x", path: "/v1/checkins",
+                                              headerFields: [.contentType: "application/json"]), body: .init(buffer: ByteBuffer()))
+            let fingerprint = IdempotencyMiddleware<FollaRequestContext>.fingerprint(request, body: ByteBuffer(string: Self.checkIn))
+            #expect(try await store.reserve(key, request: fingerprint, at: f.clock.now()) == .reserved)
+            let busy = try await post(f, "/v1/checkins", Self.checkIn, key: "crashed")
+            #expect(busy.status == .conflict && busy.headers[.retryAfter] != nil)
+            f.clock.advance(by: 121)
+            #expect(try await post(f, "/v1/checkins", Self.checkIn, key: "crashed").status == .ok)
+            #expect(try await f.rowCounts() == [1, 1, 1])
+        }
+    }
+}
