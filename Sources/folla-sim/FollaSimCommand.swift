@@ -1,5 +1,4 @@
 import ArgumentParser
-import AsyncHTTPClient
 import FollaCore
 import FollaSim
 import Foundation
@@ -45,34 +44,40 @@ struct FollaSimCommand: AsyncParsableCommand {
         if let seed { scenario.seed = seed }
         do { try ScenarioLoader.validate(scenario) } catch { throw ValidationError("\(error)") }
 
-        var config = HTTPClient.Configuration()
-        config.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
-        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
         var server: FollaServerProcess?
+        let base: String
+        if let target {
+            base = target
+        } else {
+            guard let binary = folla ?? FollaServerProcess.sibling() else {
+                throw ValidationError("no folla binary next to folla-sim; pass --folla PATH or --target URL")
+            }
+            let s = FollaServerProcess(binary: binary, port: FollaServerProcess.freePort())
+            server = s
+            base = s.base
+        }
+        let http: LeanHTTPClient
+        do { http = try LeanHTTPClient(base: base, connections: connections) } catch { throw ValidationError("\(error)") }
+        // SIGTERM or SIGINT stops the server this run started (and its PostgreSQL) before exiting.
+        let stopper = server.map { SignalStopper(server: $0) }
+        defer { stopper?.cancel() }
         // The truth applies the server's rule: who counts, and when.
         let rule = minGroupSize <= 1 ? Establishment.immediate : Establishment(after: establishAfter, pings: establishPings)
         do {
-            var base = target ?? ""
-            if let target {
+            if target != nil {
                 if let adminToken {
-                    try await FollaServerProcess.createVenues(scenario, base: target, token: adminToken, http: http)
+                    try await FollaServerProcess.createVenues(scenario, token: adminToken, http: http)
                 } else if scenario.screens.perVenue > 0 {
                     FileHandle.standardError.write(Data("no --admin-token for --target: running without venue screens\n".utf8))
                     scenario.screens.perVenue = 0
                 }
-            } else {
-                guard let binary = folla ?? FollaServerProcess.sibling() else {
-                    throw ValidationError("no folla binary next to folla-sim; pass --folla PATH or --target URL")
-                }
-                let s = FollaServerProcess(binary: binary, port: FollaServerProcess.freePort())
-                server = s
-                base = s.base
+            } else if let s = server {
                 FileHandle.standardError.write(Data("starting folla serve on \(s.base) (embedded PostGIS)…\n".utf8))
                 try await s.start(http: http, k: minGroupSize, establishment: rule)
                 try await s.createVenues(scenario, http: http)
             }
             let population = Population(scenario)
-            let runner = LoadRunner(client: FollaClient(base: base, http: http, phones: population.phones),
+            let runner = LoadRunner(client: FollaClient(http: http, phones: population.phones),
                                     truth: GroundTruth(rule: rule))
             let (ended, elapsed) = await runner.run(population) { p in
                 let line = String(format: "\r%5.0f/%.0f s  phones live %6d  %7.1f req/s  p99 %7.1f ms  unexpected %d   ",
@@ -81,7 +86,7 @@ struct FollaSimCommand: AsyncParsableCommand {
             }
             FileHandle.standardError.write(Data("\n".utf8))
             var summary = RunSummary(scenario: scenario, elapsed: elapsed, book: runner.book.snapshot(), intended: ended.intendedActions)
-            let client = FollaClient(base: base, http: http, phones: ended.phones)
+            let client = FollaClient(http: http, phones: ended.phones)
             if verify { try await Task.sleep(for: .milliseconds(500)) }  // let in-flight pings settle
             let groups = try await SimVerify.serverGroups(scenario, client: client)
             summary.groupsSample = SimVerify.mapPoints(groups)

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import FollaCore
 @testable import FollaSim
 import Foundation
@@ -28,11 +27,9 @@ import Testing
                 """.utf8))
             s.durationS = 4
             // One connection: the server answers one request at a time, 200 ms each.
-            var config = HTTPClient.Configuration()
-            config.connectionPool = .init(idleTimeout: .seconds(10), concurrentHTTP1ConnectionsPerHostSoftLimit: 1)
-            let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
+            let http = try LeanHTTPClient(base: "http://127.0.0.1:\(port)", connections: 1)
             let population = Population(s)
-            let runner = LoadRunner(client: FollaClient(base: "http://127.0.0.1:\(port)", http: http, phones: population.phones))
+            let runner = LoadRunner(client: FollaClient(http: http, phones: population.phones))
             _ = await runner.run(population)
             try await http.shutdown()
             let book = runner.book.snapshot()
@@ -42,6 +39,37 @@ import Testing
             #expect(all.ms(100) >= 2000, "max \(all.ms(100)) ms")
             #expect(all.ms(50) >= 900, "p50 \(all.ms(50)) ms")
             #expect(all.ms(0) >= 190)
+        }
+    }
+
+    /// The generator's client keeps its connections alive, serves a deep backlog in order,
+    /// and fails what waited past its timeout instead of sending it late.
+    @Test func leanClientQueuesAndTimesOut() async throws {
+        let router = Router()
+        router.get("slow") { _, _ -> String in
+            try await Task.sleep(for: .milliseconds(100))
+            return "ok"
+        }
+        router.get("fast") { _, _ -> String in "ok" }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let http = try LeanHTTPClient(base: "http://127.0.0.1:\(port)", connections: 4)
+            let answered = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<5000 { group.addTask { try await http.execute(.GET, "/fast").status } }
+                return try await group.reduce(0) { $0 + ($1 == 200 ? 1 : 0) }
+            }
+            #expect(answered == 5000)
+            try await http.shutdown()
+
+            let impatient = try LeanHTTPClient(base: "http://127.0.0.1:\(port)", connections: 1, timeout: .milliseconds(250))
+            let outcomes = await withTaskGroup(of: Bool.self) { group in
+                for _ in 0..<10 { group.addTask { (try? await impatient.execute(.GET, "/slow")) != nil } }
+                return await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            // One connection, 100 ms each: about three are sent within 250 ms, the rest time out.
+            #expect((2...5).contains(outcomes.filter { $0 }.count), "\(outcomes)")
+            try await impatient.shutdown()
         }
     }
 }

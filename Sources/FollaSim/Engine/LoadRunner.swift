@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import FollaCore
 import Foundation
 

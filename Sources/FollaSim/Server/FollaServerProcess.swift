@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import NIOCore
 import FollaCore
 import Foundation
@@ -29,7 +28,7 @@ public final class FollaServerProcess: @unchecked Sendable {
     /// Starts the server with the given privacy settings and waits for /readyz. Every phone
     /// comes from this machine's address, so the budget of new ids per network is lifted:
     /// this is a load rig, not an attacker.
-    public func start(http: HTTPClient, k: Int, establishment: Establishment) async throws {
+    public func start(http: LeanHTTPClient, k: Int, establishment: Establishment) async throws {
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["serve", "--port", "\(port)", "--data-dir", dataDir, "--min-group-size", "\(k)",
                              "--establish-after", "\(establishment.after)", "--establish-pings", "\(establishment.pings)",
@@ -40,7 +39,7 @@ public final class FollaServerProcess: @unchecked Sendable {
         process.standardError = FileHandle(forWritingAtPath: "/dev/stderr")
         try process.run()
         for _ in 0..<300 {
-            if let r = try? await http.execute(HTTPClientRequest(url: base + "/readyz"), timeout: .seconds(2)), r.status == .ok {
+            if let r = try? await http.execute(.GET, "/readyz"), r.status == 200 {
                 return
             }
             try await Task.sleep(for: .milliseconds(100))
@@ -50,22 +49,19 @@ public final class FollaServerProcess: @unchecked Sendable {
     }
 
     /// Creates one venue per hotspot for the screens (a circle of twice the spread).
-    public func createVenues(_ scenario: Scenario, http: HTTPClient) async throws {
-        try await Self.createVenues(scenario, base: base, token: adminToken, http: http)
+    public func createVenues(_ scenario: Scenario, http: LeanHTTPClient) async throws {
+        try await Self.createVenues(scenario, token: adminToken, http: http)
     }
 
-    public static func createVenues(_ scenario: Scenario, base: String, token adminToken: String, http: HTTPClient) async throws {
+    public static func createVenues(_ scenario: Scenario, token adminToken: String, http: LeanHTTPClient) async throws {
         for name in scenario.screens.hotspots {
             guard let h = scenario.hotspots.first(where: { $0.name == name }) else { continue }
-            var request = HTTPClientRequest(url: base + "/v1/admin/venues")
-            request.method = .POST
-            request.headers.add(name: "Authorization", value: "Bearer \(adminToken)")
-            request.headers.add(name: "Content-Type", value: "application/json")
             let body: [String: Any] = ["slug": Population.slug(name), "name": name, "centre": ["lat": h.lat, "lon": h.lon],
                                        "radius_m": min(5000, max(10, h.spreadM * 2))]
-            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
-            let r = try await http.execute(request, timeout: .seconds(10))
-            guard r.status == .created || r.status == .conflict else { throw SimError("creating venue \(name): HTTP \(r.status.code)") }
+            let r = try await http.execute(.POST, "/v1/admin/venues",
+                                           headers: [("Authorization", "Bearer \(adminToken)"), ("Content-Type", "application/json")],
+                                           body: ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
+            guard r.status == 201 || r.status == 409 else { throw SimError("creating venue \(name): HTTP \(r.status)") }
         }
     }
 
