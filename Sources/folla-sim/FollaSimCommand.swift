@@ -87,7 +87,8 @@ struct FollaSimCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("\n".utf8))
             var summary = RunSummary(scenario: scenario, elapsed: elapsed, book: runner.book.snapshot(), intended: ended.intendedActions)
             let client = FollaClient(http: http, phones: ended.phones)
-            if verify { try await Task.sleep(for: .milliseconds(500)) }  // let in-flight pings settle
+            // Let in-flight pings settle, and the server's groups cache (1 s by default) expire.
+            if verify { try await Task.sleep(for: .milliseconds(1600)) }
             let groups = try await SimVerify.serverGroups(scenario, client: client)
             summary.groupsSample = SimVerify.mapPoints(groups)
             if verify {

@@ -66,6 +66,9 @@ struct Serve: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Seconds walls are cached in process and by screens (default 2). Env: FOLLA_WALL_CACHE_SECONDS")
     var wallCacheSeconds: Int?
 
+    @Option(parsing: .unconditional, help: "Milliseconds a groups answer may lag behind the database: the queries of one ~50 m tile share one read (default 1000; 0 = none). Env: FOLLA_GROUPS_CACHE_MS")
+    var groupsCacheMs: Int?
+
     @Option(parsing: .unconditional, help: "Database connections in the pool (default 20). Env: FOLLA_DB_CONNECTIONS")
     var dbConnections: Int?
 
@@ -102,6 +105,7 @@ struct Serve: AsyncParsableCommand {
         let reportThreshold = try Setting("report-threshold").integer(self.reportThreshold, default: 3, in: 1...1000)
         let rate = try Setting("message-rate").integer(messageRate, default: 5, in: 1...1_000_000)
         let wallCache = try Setting("wall-cache-seconds").integer(wallCacheSeconds, default: 2, in: 0...3600)
+        let groupsCache = try Setting("groups-cache-ms").integer(groupsCacheMs, default: 1000, in: 0...60_000)
         let connections = try Setting("db-connections").integer(dbConnections, default: 20, in: 1...1000)
         let keyRetention = try Setting("idempotency-retention").number(idempotencyRetention, default: day, in: 60...year)
         var limits = ConnectionLimits()
@@ -149,7 +153,7 @@ struct Serve: AsyncParsableCommand {
             database: monitor, migrator: migrator, clock: clock,
             messagePolicy: messagePolicy, messageLimiter: RateLimiter(limit: rate, window: 600), budgets: budgets,
             adminToken: adminToken ?? env("FOLLA_ADMIN_TOKEN"),
-            wallCacheSeconds: wallCache)
+            wallCacheSeconds: wallCache, groupsCache: .milliseconds(groupsCache))
         let app = Application(
             router: buildRouter(deps),
             server: limits.server(),

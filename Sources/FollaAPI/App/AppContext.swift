@@ -40,7 +40,7 @@ public struct AppDependencies: Sendable {
                 clock: any WallClock = SystemClock(), limits: RequestLimits = .init(),
                 messagePolicy: MessagePolicy = .init(), messageLimiter: RateLimiter = RateLimiter(limit: 5, window: 600),
                 reportLimiter: RateLimiter = RateLimiter(limit: 20, window: 600), budgets: ClientBudgets = .init(),
-                adminToken: String? = nil, wallCacheSeconds: Int = 2) {
+                adminToken: String? = nil, wallCacheSeconds: Int = 2, groupsCache: Duration = .zero) {
         self.presence = presence
         self.places = places
         self.privacy = privacy
@@ -50,7 +50,7 @@ public struct AppDependencies: Sendable {
         self.messagePolicy = messagePolicy
         self.checkIns = CheckInService(presence: presence, messages: messages, privacy: privacy, messagePolicy: messagePolicy,
                                        messageLimiter: messageLimiter, reportLimiter: reportLimiter, budgets: budgets, clock: clock)
-        self.groups = GroupService(places: places, messages: messages, privacy: privacy)
+        self.groups = GroupService(places: places, messages: messages, privacy: privacy, cachePeriod: groupsCache)
         self.adminToken = adminToken
         self.venues = VenueStore(pool: presence.pool, logger: places.logger)
         self.wallReads = WallReads(pool: presence.pool, logger: places.logger)

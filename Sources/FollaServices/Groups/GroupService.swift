@@ -9,16 +9,20 @@ public struct GroupService: Sendable {
     public let places: PlaceReads
     public let messages: MessageStore
     public let privacy: PrivacyPolicy
+    private let nearby: NearbyPlaces
 
-    public init(places: PlaceReads, messages: MessageStore, privacy: PrivacyPolicy) {
+    /// - Parameter cachePeriod: how stale the places behind a groups answer may be (shared by
+    ///   the queries of one ~50 m tile); zero reads the database for every query.
+    public init(places: PlaceReads, messages: MessageStore, privacy: PrivacyPolicy, cachePeriod: Duration = .zero) {
         self.places = places
         self.messages = messages
         self.privacy = privacy
+        self.nearby = NearbyPlaces(reads: places, period: cachePeriod)
     }
 
     /// The groups around the query's centre, with their latest messages when asked.
     public func groups(for query: GroupQuery) async throws -> [Group] {
-        let live = try await places.nearby(query.centre, radius: query.radius + privacy.selectionMargin)
+        let live = try await nearby.places(around: query.centre, radius: query.radius + privacy.selectionMargin)
         var groups = try GroupAssembler(query: query, privacy: privacy).assemble(live)
         if query.messages > 0 {
             // One query for every group: the newest N of each place, then the newest N per group.

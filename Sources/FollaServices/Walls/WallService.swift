@@ -10,19 +10,19 @@ public struct WallService: Sendable {
     public let privacy: PrivacyPolicy
     /// Newest messages a wall shows.
     public var messageLimit = 50
-    private let cache: WallCache
+    private let cache: MicroCache<WallReads.Area, WallData?>
 
     /// - Parameter cachePeriod: how long one read serves every screen polling the same area.
     public init(reads: WallReads, privacy: PrivacyPolicy, cachePeriod: Duration) {
         self.reads = reads
         self.privacy = privacy
         let limit = messageLimit
-        cache = WallCache(period: cachePeriod) { area in try await Self.load(area, reads: reads, privacy: privacy, limit: limit) }
+        cache = MicroCache(period: cachePeriod) { area in try await Self.load(area, reads: reads, privacy: privacy, limit: limit) }
     }
 
     /// The wall's data, from the micro-cache; nil when the venue does not exist.
     public func data(for area: WallReads.Area) async throws -> WallData? {
-        try await cache.data(for: area)
+        try await cache.value(for: area)
     }
 
     static func load(_ area: WallReads.Area, reads: WallReads, privacy: PrivacyPolicy, limit: Int) async throws -> WallData? {

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 
 /// The generator's HTTP/1.1 client: a fixed number of keep-alive connections to one
 /// server, one request at a time on each, and a FIFO of requests waiting for a connection.
@@ -52,6 +53,11 @@ public final class LeanHTTPClient: @unchecked Sendable {
     private var open = 0
     private var connecting = 0
     private var shutDown = false
+    /// Read off the loop by `execute`: a request after shutdown fails at once (the loop
+    /// would drop it, and its caller would wait for ever).
+    private let stopped = Atomic<Bool>(false)
+    /// Every open connection, to fail what is in flight at shutdown.
+    private var connections: [ObjectIdentifier: Connection] = [:]
 
     /// - Parameters:
     ///   - base: `http://host:port` (plain HTTP only: the generator talks to a server it knows).
@@ -76,6 +82,7 @@ public final class LeanHTTPClient: @unchecked Sendable {
         head.headers.add(name: "Host", value: "\(host):\(port)")
         for (name, value) in headers { head.headers.add(name: name, value: value) }
         if let body { head.headers.add(name: "Content-Length", value: String(body.readableBytes)) }
+        guard !stopped.load(ordering: .acquiring) else { throw Failure(description: "client shut down") }
         let promise = loop.makePromise(of: Response.self)
         let pending = Pending(head: head, body: body, promise: promise, enqueued: .now())
         loop.execute { self.enqueue(pending) }
@@ -84,11 +91,16 @@ public final class LeanHTTPClient: @unchecked Sendable {
 
     /// Closes every connection and stops the event loop.
     public func shutdown() async throws {
+        stopped.store(true, ordering: .releasing)
         try await loop.submit {
             self.shutDown = true
-            self.idle.forEach { $0.channel.close(promise: nil) }
-            self.idle.removeAll()
             while let p = self.queue.popFirst() { p.promise.fail(Failure(description: "client shut down")) }
+            for connection in self.connections.values {
+                connection.current.map { $0.promise.fail(Failure(description: "client shut down")) }
+                connection.current = nil
+                connection.channel.close(promise: nil)
+            }
+            self.idle.removeAll()
         }.get()
         try await group.shutdownGracefully()
     }
@@ -114,6 +126,7 @@ public final class LeanHTTPClient: @unchecked Sendable {
     }
 
     private func connect() {
+        guard !shutDown else { return }
         connecting += 1
         ClientBootstrap(group: loop)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -130,6 +143,7 @@ public final class LeanHTTPClient: @unchecked Sendable {
                 case .success(let channel):
                     self.open += 1
                     let connection = Connection(channel: channel)
+                    self.connections[ObjectIdentifier(connection)] = connection
                     try? channel.pipeline.syncOperations.addHandler(ResponseHandler(client: self, connection: connection))
                     channel.closeFuture.whenComplete { _ in self.closed(connection) }
                     if self.shutDown { channel.close(promise: nil) } else { self.ready(connection) }
@@ -174,6 +188,7 @@ public final class LeanHTTPClient: @unchecked Sendable {
 
     private func closed(_ connection: Connection) {
         open -= 1
+        connections[ObjectIdentifier(connection)] = nil
         idle.removeAll { $0 === connection }
         if let pending = connection.current {
             connection.current = nil

@@ -1,0 +1,44 @@
+import Foundation
+
+/// The in-process micro-cache in front of a read: for `period`, every request for the same
+/// key shares one load.
+///
+/// The first request after expiry starts the load, every request arriving meanwhile awaits
+/// that same task (single flight), and later ones get the stored result until it expires.
+/// Failures are not kept. A thousand screens polling one venue cost one database read per
+/// period; so do the phones of one dense hotspot asking for the groups around them.
+actor MicroCache<Key: Hashable & Sendable, Value: Sendable> {
+    private struct Entry {
+        var expires: ContinuousClock.Instant
+        var task: Task<Value, Error>
+    }
+
+    private var entries: [Key: Entry] = [:]
+    private let period: Duration
+    private let load: @Sendable (Key) async throws -> Value
+
+    /// - Parameters:
+    ///   - period: how long one load serves every request for its key.
+    ///   - load: reads the value for a key.
+    init(period: Duration, load: @escaping @Sendable (Key) async throws -> Value) {
+        self.period = period
+        self.load = load
+    }
+
+    func value(for key: Key) async throws -> Value {
+        let now = ContinuousClock.now
+        if let entry = entries[key], entry.expires > now {
+            return try await entry.task.value
+        }
+        let load = self.load
+        let task = Task { try await load(key) }
+        entries[key] = Entry(expires: now.advanced(by: period), task: task)
+        if entries.count > 10_000 { entries = entries.filter { $0.value.expires > now } }
+        do {
+            return try await task.value
+        } catch {
+            entries[key] = nil
+            throw error
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import FollaCore
+import FollaGeo
+import FollaStore
+import Foundation
+
+/// The live places around a point, read through a micro-cache shared by every query whose
+/// centre falls in the same small tile.
+///
+/// In a dense hotspot hundreds of phones a second ask for the groups around positions a few
+/// metres apart; each used to cost the same database read and the decoding of the same
+/// rows. Here one read per tile and period serves them all: it covers the tile's centre out
+/// to the radius (rounded up to the tile size) plus the tile's half-diagonal, a superset of
+/// what any centre in the tile can see; the assembler then keeps, per request, what lies
+/// within its exact radius of its exact centre. Answers are at most `period` old.
+struct NearbyPlaces: Sendable {
+    /// One tile: a `tileMetres` square of the plate carrée, and a radius bucket.
+    struct Tile: Hashable, Sendable {
+        var x: Int
+        var y: Int
+        var radius: Int
+    }
+
+    let reads: PlaceReads
+    let tileMetres: Double
+    /// Radii beyond this are read directly (a superset that large would cost more than it saves).
+    let largestCachedRadius: Double
+    private let cache: MicroCache<Tile, [LivePlace]>?
+
+    /// - Parameters:
+    ///   - period: how stale an answer may be; zero reads the database every time.
+    ///   - tileMetres: the side of a tile.
+    init(reads: PlaceReads, period: Duration, tileMetres: Double = 50, largestCachedRadius: Double = 5_000) {
+        self.reads = reads
+        self.tileMetres = tileMetres
+        self.largestCachedRadius = largestCachedRadius
+        guard period > .zero else {
+            cache = nil
+            return
+        }
+        let tile = tileMetres
+        cache = MicroCache(period: period) { key in
+            let (centre, reach) = Self.cover(key, tileMetres: tile)
+            return try await reads.nearby(centre, radius: reach)
+        }
+    }
+
+    /// Every live place within `radius` of `centre` (and possibly more).
+    func places(around centre: Coordinate, radius: Double) async throws -> [LivePlace] {
+        guard let cache, radius <= largestCachedRadius else { return try await reads.nearby(centre, radius: radius) }
+        return try await cache.value(for: tile(of: centre, radius: radius))
+    }
+
+    static let metresPerDegree = 111_320.0
+
+    func tile(of centre: Coordinate, radius: Double) -> Tile {
+        let y = Int((centre.latitude * Self.metresPerDegree / tileMetres).rounded(.down))
+        let rowLatitude = (Double(y) + 0.5) * tileMetres / Self.metresPerDegree
+        let metresPerLonDegree = Self.metresPerDegree * max(0.01, cos(rowLatitude * .pi / 180))
+        let x = Int((centre.longitude * metresPerLonDegree / tileMetres).rounded(.down))
+        return Tile(x: x, y: y, radius: Int((radius / tileMetres).rounded(.up)))
+    }
+
+    /// The tile's centre and the radius around it that covers `radius` from any point of it.
+    static func cover(_ tile: Tile, tileMetres: Double) -> (Coordinate, Double) {
+        let latitude = (Double(tile.y) + 0.5) * tileMetres / metresPerDegree
+        let metresPerLonDegree = metresPerDegree * max(0.01, cos(latitude * .pi / 180))
+        let longitude = (Double(tile.x) + 0.5) * tileMetres / metresPerLonDegree
+        // Half the diagonal, with room for the plate carrée's distortion across one tile.
+        let reach = Double(tile.radius) * tileMetres + tileMetres * 0.75 + 1
+        return (Coordinate(latitude: latitude, longitude: longitude), reach)
+    }
+}

@@ -1,0 +1,38 @@
+import FollaCore
+import FollaServices
+import FollaTestSupport
+import Foundation
+import Testing
+
+/// The groups micro-cache reads one superset per ~50 m tile: for any centre and radius it
+/// must answer exactly what a direct read answers (it only may be up to a period old).
+@Suite struct GroupsCacheTests {
+    @Test func cachedAnswersEqualDirectReads() async throws {
+        try await AppFixture.run { f in
+            var random = SeededRandom(seed: 42)
+            // 150 people scattered over ~600 m around Piazza Maggiore.
+            for n in 0..<150 {
+                let lat = 44.4938 + (random.unit() - 0.5) * 0.0055
+                let lon = 11.3430 + (random.unit() - 0.5) * 0.0075
+                let r = try await f.post("/v1/checkins", #"{"device_id":"\#(String(format: "%040x", n))","lat":\#(lat),"lon":\#(lon)}"#)
+                #expect(r.status == .ok)
+            }
+            let direct = f.deps.groups
+            let cached = GroupService(places: direct.places, messages: direct.messages, privacy: direct.privacy,
+                                      cachePeriod: .seconds(600))
+            var compared = 0, nonEmpty = 0
+            for _ in 0..<300 {
+                var query = GroupQuery(centre: Coordinate(latitude: 44.4938 + (random.unit() - 0.5) * 0.007,
+                                                          longitude: 11.3430 + (random.unit() - 0.5) * 0.009))
+                query.radius = 15 + random.unit() * 385
+                query.limit = 1000
+                let a = try await direct.groups(for: query).map { "\($0.id ?? -1):\($0.people)" }
+                let b = try await cached.groups(for: query).map { "\($0.id ?? -1):\($0.people)" }
+                #expect(a == b, "centre \(query.centre) radius \(query.radius)")
+                compared += 1
+                if !a.isEmpty { nonEmpty += 1 }
+            }
+            #expect(compared == 300 && nonEmpty > 100)
+        }
+    }
+}
