@@ -39,6 +39,8 @@ public final class DatabaseMonitor: Sendable {
 
     private struct State {
         var available = false
+        /// False until the first probe has an answer (a request at start waits for it).
+        var settled = false
         var reason = "the database has not been reached yet"
         var since = ContinuousClock.now
         var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
@@ -86,6 +88,12 @@ public final class DatabaseMonitor: Sendable {
     ///   - deadline: if set, `body` taking longer also counts as the database being unavailable.
     ///   - body: the work that needs the database.
     public func whileAvailable<T: Sendable>(deadline: Duration? = nil, _ body: @Sendable () async throws -> T) async throws -> T {
+        // A request in the first moments after start waits for the first probe (a few ms
+        // when the database answers; at most the probe deadline when it does not).
+        let start = ContinuousClock.now
+        while !state.withLock({ $0.settled }), ContinuousClock.now - start < settings.deadline + .milliseconds(500) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         guard isAvailable else { throw unavailable() }
         do {
             return try await withoutActuallyEscaping(body) { body in
@@ -202,6 +210,7 @@ public final class DatabaseMonitor: Sendable {
 
     private func setAvailable(_ available: Bool, reason: String?) {
         let released: [CheckedContinuation<Void, Never>] = state.withLock { s in
+            s.settled = true
             if s.available != available { s.since = .now }
             s.available = available
             if let reason { s.reason = reason }
