@@ -1,5 +1,6 @@
 import Crypto
 import FollaCore
+import FollaServices
 import FollaStore
 import Foundation
 import HTTPTypes
@@ -9,8 +10,10 @@ import Hummingbird
 /// retries a check-in with its message gets the first answer again, and the message is
 /// posted once. The same key with the same request replays the stored answer; with a
 /// different request it is a 422; while the first is still running, a 409. Only successful
-/// answers are kept (for the retention window): a refused or failed request releases its
-/// key, so a retry runs it again. Without the header nothing changes.
+/// answers are kept (for the retention window). A request refused for its content (a 4xx:
+/// nothing was written) releases its key, so a corrected retry runs. Any other failure (an
+/// outage, a 5xx, a cancelled request) may have happened after the write's commit: the key
+/// stays reserved (409) until the store counts it abandoned. Without the header nothing changes.
 struct IdempotencyMiddleware<Context: RequestContext>: RouterMiddleware {
     let store: IdempotencyStore
     let clock: any WallClock
@@ -48,11 +51,11 @@ struct IdempotencyMiddleware<Context: RequestContext>: RouterMiddleware {
             do {
                 response = try await next(request, context)
             } catch {
-                try? await store.release(key)
+                if Self.wroteNothing(error) { await release(key) }
                 throw error
             }
             guard (200..<300).contains(response.status.code) else {
-                try? await store.release(key)
+                if (400..<500).contains(response.status.code) { await release(key) }
                 return response
             }
             // The answer is stored before it is sent: a retry after a lost answer gets it.
@@ -62,6 +65,23 @@ struct IdempotencyMiddleware<Context: RequestContext>: RouterMiddleware {
             replayable.body = .init(byteBuffer: ByteBuffer(bytes: answer.body))
             return replayable
         }
+    }
+
+    /// A refusal of the request's content, raised before anything was written.
+    static func wroteNothing(_ error: any Error) -> Bool {
+        switch error {
+        case is FieldError, is CheckInRefusal, is RateLimited: return true
+        case let problem as Problem: return (400..<500).contains(problem.status.code)
+        case let error as HTTPError: return (400..<500).contains(error.status.code)
+        default: return false
+        }
+    }
+
+    /// Frees `key` in a task of its own: the request's task may be cancelled already.
+    private func release(_ key: IdempotencyStore.Key) async {
+        let store = self.store
+        // Awaited, so that a retry right after the refusal finds the key free.
+        await Task { try? await store.release(key) }.value
     }
 
     /// 1–255 visible ASCII characters, bare or as a quoted structured-header string.
@@ -78,7 +98,9 @@ struct IdempotencyMiddleware<Context: RequestContext>: RouterMiddleware {
     /// What makes two requests the same: method, target, body format and body.
     static func fingerprint(_ request: Request, body: ByteBuffer) -> [UInt8] {
         var hash = SHA256()
-        for part in [request.method.rawValue, request.uri.description, request.headers[.contentType] ?? ""] {
+        // The credentials too: a key replays only to whoever sent the first request's.
+        for part in [request.method.rawValue, request.uri.description, request.headers[.contentType] ?? "",
+                     request.headers[.authorization] ?? ""] {
             hash.update(data: Data(part.utf8))
             hash.update(data: [0])
         }

@@ -90,7 +90,7 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
         return true
     }
 
-    /// A response is complete: the next request's head starts with its first byte.
+    /// The request and its response are both complete: the next head starts with its first byte.
     func responseEnded() {
         waitingForHead = true
         headBytes = 0
@@ -156,6 +156,11 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
     private let limits: ConnectionLimits
     private var headGuard: RequestHeadGuard?
     private var dropping = false
+    /// A response can be written before its request's body has all arrived (an early 413,
+    /// a 503 from the database gate); what still arrives is that body, not the next head. So
+    /// the next head is waited for only once both the request and the response have ended.
+    private var requestOpen = false
+    private var responseOpen = false
 
     init(limits: ConnectionLimits) {
         self.limits = limits
@@ -177,12 +182,21 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
                 dropping = true
                 return
             }
+            requestOpen = true
+            responseOpen = true
+        }
+        if case .end = unwrapInboundIn(data) {
+            requestOpen = false
+            if !responseOpen { headGuard?.responseEnded() }
         }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { headGuard?.responseEnded() }
+        if case .end = unwrapOutboundIn(data) {
+            responseOpen = false
+            if !requestOpen { headGuard?.responseEnded() }
+        }
         context.write(data, promise: promise)
     }
 }

@@ -64,7 +64,7 @@ public struct Problem: Error, Sendable {
     /// The database cannot serve right now: nothing was done; try again after `Retry-After`.
     public static func unavailable(_ outage: DatabaseUnavailable) -> Problem {
         var p = Problem(.serviceUnavailable, type: "database-unavailable", title: "Service unavailable",
-                        detail: "the database is unavailable; retry in \(outage.retryAfterSeconds) s (a retry with the same Idempotency-Key is never applied twice)")
+                        detail: "the database is unavailable; retry in \(outage.retryAfterSeconds) s")
         p.headers[.retryAfter] = String(outage.retryAfterSeconds)
         return p
     }

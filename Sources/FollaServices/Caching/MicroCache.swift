@@ -1,3 +1,4 @@
+import FollaCore
 import Foundation
 
 /// The in-process micro-cache in front of a read: for `period`, every request for the same
@@ -27,17 +28,20 @@ actor MicroCache<Key: Hashable & Sendable, Value: Sendable> {
 
     func value(for key: Key) async throws -> Value {
         let now = ContinuousClock.now
+        // A waiter that is cancelled (its request released by the database gate) stops
+        // waiting at once; the shared load goes on for the others.
         if let entry = entries[key], entry.expires > now {
-            return try await entry.task.value
+            return try await FirstResult.value(of: entry.task)
         }
         let load = self.load
         let task = Task { try await load(key) }
         entries[key] = Entry(expires: now.advanced(by: period), task: task)
         if entries.count > 10_000 { entries = entries.filter { $0.value.expires > now } }
         do {
-            return try await task.value
+            return try await FirstResult.value(of: task)
         } catch {
-            entries[key] = nil
+            // Failures are not kept (a waiter's own cancellation is not the load's failure).
+            if !(error is CancellationError), entries[key]?.task == task { entries[key] = nil }
             throw error
         }
     }

@@ -35,6 +35,8 @@ public final class LeanHTTPClient: @unchecked Sendable {
     final class Connection: @unchecked Sendable {
         let channel: any Channel
         var current: Pending?
+        /// Closes the connection (failing `current`) if the answer takes longer than the timeout.
+        var deadline: Scheduled<Void>?
         var head: HTTPResponseHead?
         var body: ByteBuffer?
         init(channel: any Channel) { self.channel = channel }
@@ -63,6 +65,7 @@ public final class LeanHTTPClient: @unchecked Sendable {
     ///   - base: `http://host:port` (plain HTTP only: the generator talks to a server it knows).
     ///   - connections: keep-alive connections at most.
     ///   - timeout: a request not sent within this long of being asked for fails.
+    ///   - timeout: also the longest an answer may take once sent (the connection is then closed).
     public init(base: String, connections: Int = 64, timeout: TimeAmount = .seconds(30)) throws {
         guard let url = URLComponents(string: base), url.scheme == "http", let host = url.host else {
             throw Failure(description: "expected a base URL like http://127.0.0.1:8080, got \(base)")
@@ -164,6 +167,7 @@ public final class LeanHTTPClient: @unchecked Sendable {
         channel.write(HTTPClientRequestPart.head(pending.head), promise: nil)
         if let body = pending.body { channel.write(HTTPClientRequestPart.body(.byteBuffer(body)), promise: nil) }
         channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+        connection.deadline = loop.scheduleTask(in: timeout) { channel.close(promise: nil) }
     }
 
     private func ready(_ connection: Connection) {
@@ -180,6 +184,8 @@ public final class LeanHTTPClient: @unchecked Sendable {
         case .end:
             guard let pending = connection.current, let head = connection.head else { return }
             connection.current = nil
+            connection.deadline?.cancel()
+            connection.deadline = nil
             pending.promise.succeed(Response(status: Int(head.status.code), headers: head.headers,
                                              body: connection.body ?? ByteBuffer()))
             if head.isKeepAlive && !shutDown { ready(connection) } else { connection.channel.close(promise: nil) }

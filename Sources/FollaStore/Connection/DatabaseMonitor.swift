@@ -1,3 +1,4 @@
+import FollaCore
 import Foundation
 import Logging
 import PostgresNIO
@@ -122,6 +123,7 @@ public final class DatabaseMonitor: Sendable {
         var pause = settings.backoff.lowerBound
         var lastWarning: ContinuousClock.Instant?
         var failures = 0
+        var downSince: ContinuousClock.Instant?
         while !Task.isCancelled {
             do {
                 if connection == nil {
@@ -136,8 +138,11 @@ public final class DatabaseMonitor: Sendable {
                 try await probe(connection)
                 if failures > 0 {
                     logger.notice("the database is reachable again", metadata: ["failedProbes": "\(failures)"])
-                    recovered()
+                    // Only after an outage long enough for the pool's own backoff to matter
+                    // (1 s and more after ~5 s of failures): a brief stall renews nothing.
+                    if let downSince, ContinuousClock.now - downSince >= .seconds(5) { recovered() }
                 }
+                downSince = nil
                 failures = 0
                 pause = settings.backoff.lowerBound
                 setAvailable(true, reason: nil)
@@ -148,6 +153,7 @@ public final class DatabaseMonitor: Sendable {
                 if let lost = connection { Task { try? await lost.close() } }
                 connection = nil
                 failures += 1
+                if downSince == nil { downSince = .now }
                 let reason = Self.describe(error)
                 setAvailable(false, reason: reason)
                 let now = ContinuousClock.now
@@ -171,7 +177,7 @@ public final class DatabaseMonitor: Sendable {
     /// for: on a connection whose server was killed it was seen never to return, and a
     /// structured child would hold the monitor with it.
     private func probe(_ connection: PostgresConnection) async throws {
-        let answered = Deadline<Void>()
+        let answered = FirstResult<Void>()
         let query = Task {
             do {
                 _ = try await connection.query("SELECT 1", logger: self.logger).collect()
@@ -249,33 +255,6 @@ public final class DatabaseMonitor: Sendable {
             "database: \(error.serverInfo?[.sqlState] ?? "") \(error.serverInfo?[.message] ?? "")"
         case let error as PSQLError: "cannot reach the database (\(error.code))"
         default: "\(error)"
-        }
-    }
-}
-
-/// A result that whichever of several tasks finishes first provides; later ones are ignored.
-private final class Deadline<T: Sendable>: Sendable {
-    private let state = Mutex<(result: Result<T, any Error>?, waiter: CheckedContinuation<T, any Error>?)>((nil, nil))
-
-    func finish(_ result: Result<T, any Error>) {
-        let waiter: CheckedContinuation<T, any Error>? = state.withLock { s in
-            guard s.result == nil else { return nil }
-            s.result = result
-            defer { s.waiter = nil }
-            return s.waiter
-        }
-        waiter?.resume(with: result)
-    }
-
-    var value: T {
-        get async throws {
-            try await withCheckedThrowingContinuation { continuation in
-                let ready: Result<T, any Error>? = state.withLock { s in
-                    if s.result == nil { s.waiter = continuation }
-                    return s.result
-                }
-                if let ready { continuation.resume(with: ready) }
-            }
         }
     }
 }

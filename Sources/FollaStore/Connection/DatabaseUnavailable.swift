@@ -25,9 +25,10 @@ extension PSQLError {
              .failedToAddSSLHandler, .sslUnsupported:
             return true
         case .server:
-            // 08: connection exception; 57P01–57P03: admin/crash shutdown, cannot connect now.
+            // 08: connection exception; 53: insufficient resources (too many connections, out
+            // of memory or disk); 57P01–57P03: admin/crash shutdown, cannot connect now.
             let state = serverInfo?[.sqlState] ?? ""
-            return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+            return state.hasPrefix("08") || state.hasPrefix("53") || ["57P01", "57P02", "57P03"].contains(state)
         default:
             return false
         }

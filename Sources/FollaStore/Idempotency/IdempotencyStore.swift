@@ -1,4 +1,5 @@
 import Crypto
+import FollaCore
 import Foundation
 import Logging
 import PostgresNIO
@@ -48,21 +49,31 @@ public struct IdempotencyStore: Sendable {
         case inProgress
     }
 
-    /// A client's key, hashed (only the hash is stored).
+    /// A client's key. Only its hash is stored; the stored answer is sealed (AES-GCM) with a
+    /// second key derived from it, so a copy of the database cannot read answers (their
+    /// times and message ids would link messages to devices), only whoever sends the key again.
     public struct Key: Sendable {
         let hash: [UInt8]
-        public init(_ key: String) { hash = Array(SHA256.hash(data: Data("folla-idempotency\u{0}\(key)".utf8))) }
+        private let sealingBytes: [UInt8]
+        var sealing: SymmetricKey { SymmetricKey(data: sealingBytes) }
+
+        public init(_ key: String) {
+            hash = Array(SHA256.hash(data: Data("folla-idempotency\u{0}\(key)".utf8)))
+            sealingBytes = Array(SHA256.hash(data: Data("folla-idempotency-answer\u{0}\(key)".utf8)))
+        }
     }
 
     /// Reserves `key` for a request whose hash is `request`.
     public func reserve(_ key: Key, request: [UInt8], at now: Date) async throws -> Reservation {
         let k = ByteBuffer(bytes: key.hash), r = ByteBuffer(bytes: request)
+        let stamp = now.floored(toMultipleOf: 60)  // stored to the minute, like every time
+        let abandoned = now.addingTimeInterval(-Self.abandonedAfter)
         for _ in 0..<3 {
             let inserted = try await pool.client.committed("""
-                INSERT INTO idempotency_key (key_hash, request_hash, created_at) VALUES (\(k), \(r), \(now))
+                INSERT INTO idempotency_key (key_hash, request_hash, created_at) VALUES (\(k), \(r), \(stamp))
                 ON CONFLICT (key_hash) DO UPDATE SET created_at = EXCLUDED.created_at
                     WHERE idempotency_key.status IS NULL AND idempotency_key.request_hash = EXCLUDED.request_hash
-                      AND idempotency_key.created_at < \(now.addingTimeInterval(-Self.abandonedAfter))
+                      AND idempotency_key.created_at < \(abandoned)
                 RETURNING 1
                 """, logger: logger)
             if !inserted.isEmpty { return .reserved }
@@ -74,18 +85,20 @@ public struct IdempotencyStore: Sendable {
             let stored = try cells["request_hash"].decode(ByteBuffer.self)
             guard stored == r else { return .mismatch }
             guard let status = try cells["status"].decode(Int?.self) else { return .inProgress }
-            let body = try cells["body"].decode(ByteBuffer?.self)
+            let sealed = try cells["body"].decode(ByteBuffer?.self).map { Array($0.readableBytesView) } ?? []
+            let body = try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: key.sealing)
             return .replay(Answer(status: status, contentType: try cells["content_type"].decode(String?.self),
-                                  body: body.map { Array($0.readableBytesView) } ?? []))
+                                  body: Array(body)))
         }
         return .inProgress
     }
 
     /// Records the answer of the request that reserved `key`.
     public func complete(_ key: Key, with answer: Answer) async throws {
+        guard let sealed = try AES.GCM.seal(answer.body, using: key.sealing).combined else { return }
         _ = try await pool.client.committed("""
             UPDATE idempotency_key SET status = \(answer.status), content_type = \(answer.contentType),
-                body = \(ByteBuffer(bytes: answer.body))
+                body = \(ByteBuffer(bytes: sealed))
             WHERE key_hash = \(ByteBuffer(bytes: key.hash)) AND status IS NULL
             """, logger: logger)
     }
