@@ -4,9 +4,6 @@ import Testing
 /// `folla serve` checks every flag and `FOLLA_*` variable before it does anything: a bad
 /// value is exit 64 with a message naming it, and no data folder, no PostgreSQL, no port.
 @Suite struct ServeSettingsTests {
-    static let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent(".build/debug/folla").path
-
     @Test(arguments: [
         (["--port", "70000"], [String: String](), "--port"),
         (["--join-radius", "-5"], [:], "--join-radius"),
@@ -20,7 +17,7 @@ import Testing
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("folla-settings-\(UUID().uuidString)").path
         // A server that starts anyway is stopped at the deadline (and the test fails).
         let run = try await ExternalProcess.run(
-            Self.binary, ["serve", "--data-dir", dir] + arguments,
+            ServerProcess.binary, ["serve", "--data-dir", dir] + arguments,
             environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FOLLA_") }.merging(environment) { $1 },
             deadline: 15)
         let text = run.errors

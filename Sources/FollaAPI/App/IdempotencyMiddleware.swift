@@ -25,13 +25,7 @@ struct IdempotencyMiddleware<Context: RequestContext>: RouterMiddleware {
         guard request.method == .post, let raw = request.headers[Self.header] else { return try await next(request, context) }
         let key = try Self.validate(raw)
         var request = request
-        let body: ByteBuffer
-        do {
-            body = try await request.collectBody(upTo: maxBodyBytes)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw Problem(.contentTooLarge, type: "body-too-large", title: "Request body too large",
-                          detail: "the body must be at most \(maxBodyBytes) bytes")
-        }
+        let body = try await request.collectBody(limit: maxBodyBytes)
         switch try await store.reserve(key, request: Self.fingerprint(request, body: body), at: clock.now()) {
         case .replay(let answer):
             var headers: HTTPFields = [.cacheControl: "no-store"]

@@ -15,8 +15,7 @@ enum RequestBodyFormat {
         // Every body is read as UTF-8: a charset parameter naming anything else is refused, not garbled.
         if let charset = parts.dropFirst().first(where: { $0.hasPrefix("charset=") })?.dropFirst(8)
             .trimmingCharacters(in: CharacterSet(charactersIn: "\"' ")), charset != "utf-8", charset != "utf8" {
-            throw Problem(.unsupportedMediaType, type: "unsupported-charset", title: "Only UTF-8 is accepted",
-                          detail: "charset \(charset) is not accepted; send the body in UTF-8")
+            throw Problem.onlyUTF8("charset \(charset) is not accepted")
         }
         switch media {
         case "application/json", "text/json": self = .json
@@ -51,13 +50,15 @@ extension Request {
             throw Problem(.unsupportedMediaType, type: "unsupported-content-encoding", title: "Unsupported content encoding",
                           detail: "Content-Encoding \(coding) is not accepted; send the body uncompressed")
         }
-        let body: ByteBuffer
+        return try format.decode(try await collectBody(limit: limit))
+    }
+
+    /// The whole body, at most `limit` bytes (a 413 problem past it).
+    mutating func collectBody(limit: Int) async throws -> ByteBuffer {
         do {
-            body = try await collectBody(upTo: limit)
+            return try await collectBody(upTo: limit)
         } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw Problem(.contentTooLarge, type: "body-too-large", title: "Request body too large",
-                          detail: "the body must be at most \(limit) bytes")
+            throw Problem.bodyTooLarge("the body must be at most \(limit) bytes")
         }
-        return try format.decode(body)
     }
 }

@@ -15,14 +15,14 @@ import FoundationXML
 enum XMLFieldDecoder {
     static func decode(_ data: Data) throws(Problem) -> Fields {
         guard let text = String(validating: data, as: UTF8.self) else {
-            throw onlyUTF8("the body is not valid UTF-8")
+            throw Problem.onlyUTF8("the body is not valid UTF-8")
         }
         // XML 1.0 allows no C0 control but tab, CR and LF; UTF-16 and UTF-32 text is full of NULs.
         if text.utf8.contains(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) {
-            throw onlyUTF8("the body holds NUL or control bytes (UTF-16 or UTF-32?)")
+            throw Problem.onlyUTF8("the body holds NUL or control bytes (UTF-16 or UTF-32?)")
         }
         if let declared = declaredEncoding(text), declared.lowercased() != "utf-8", declared.lowercased() != "utf8" {
-            throw onlyUTF8("the XML declaration names encoding \"\(declared)\"")
+            throw Problem.onlyUTF8("the XML declaration names encoding \"\(declared)\"")
         }
         // No DTDs at all: entity definitions are how XML bombs and external-entity reads
         // work, and a check-in never needs one.
@@ -49,11 +49,6 @@ enum XMLFieldDecoder {
         let declaration = head[..<end.lowerBound]
         guard let key = declaration.range(of: #"encoding\s*=\s*["']([^"']*)["']"#, options: .regularExpression) else { return nil }
         return declaration[key].split(whereSeparator: { $0 == "\"" || $0 == "'" }).dropFirst().first.map(String.init) ?? ""
-    }
-
-    static func onlyUTF8(_ detail: String) -> Problem {
-        Problem(.unsupportedMediaType, type: "unsupported-charset", title: "Only UTF-8 XML is accepted",
-                detail: "\(detail); send the XML document in UTF-8")
     }
 }
 

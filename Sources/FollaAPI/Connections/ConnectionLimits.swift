@@ -37,10 +37,3 @@ public struct ConnectionLimits: Sendable {
         MaximumAvailableConnections(maxConnections, logger: logger)
     }
 }
-
-extension TimeAmount {
-    init(_ duration: Duration) {
-        let c = duration.components
-        self = .nanoseconds(c.seconds * 1_000_000_000 + c.attoseconds / 1_000_000_000)
-    }
-}

@@ -69,6 +69,17 @@ public struct Problem: Error, Sendable {
         return p
     }
 
+    /// A body over the limit (413).
+    public static func bodyTooLarge(_ detail: String) -> Problem {
+        Problem(.contentTooLarge, type: "body-too-large", title: "Request body too large", detail: detail)
+    }
+
+    /// Bodies are read as UTF-8 only: anything else is refused, never garbled (415).
+    public static func onlyUTF8(_ detail: String) -> Problem {
+        Problem(.unsupportedMediaType, type: "unsupported-charset", title: "Only UTF-8 is accepted",
+                detail: "\(detail); send the body in UTF-8")
+    }
+
     public static func notFound(_ detail: String) -> Problem {
         Problem(.notFound, type: "not-found", title: "Not found", detail: detail)
     }

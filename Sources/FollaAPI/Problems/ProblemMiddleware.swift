@@ -3,7 +3,6 @@ import FollaServices
 import Hummingbird
 import Logging
 import FollaStore
-import PostgresNIO
 import NIOHTTP1
 
 /// Turns every error escaping a handler into a problem response, so a client never sees
@@ -25,9 +24,6 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let outage as DatabaseUnavailable {
             context.logger.debug("answered 503: the database is unavailable", metadata: ["reason": "\(outage.reason)"])
             return Problem.unavailable(outage).response()
-        } catch let error as PSQLError where error.isConnectionFailure {
-            // A connection cut under a running statement (the monitor will see the outage too).
-            return Problem.unavailable(DatabaseUnavailable(reason: "the database connection failed", retryAfterSeconds: 2)).response()
         } catch let error as HTTPParserError {
             // A body that cannot be read (bad chunk size, short chunk, unknown transfer coding,
             // a body cut short): the client's fault, which any client can repeat at will, so
@@ -53,8 +49,7 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         case .notFound:
             return .notFound(error.body ?? "no such resource")
         case .contentTooLarge:
-            return Problem(.contentTooLarge, type: "body-too-large", title: "Request body too large",
-                           detail: error.body ?? "the request body exceeds the limit")
+            return .bodyTooLarge(error.body ?? "the request body exceeds the limit")
         case .methodNotAllowed:
             return Problem(.methodNotAllowed, type: "method-not-allowed", title: "Method not allowed",
                            detail: "this resource does not support that method")

@@ -54,17 +54,21 @@ struct NearbyPlaces: Sendable {
 
     func tile(of centre: Coordinate, radius: Double) -> Tile {
         let y = Int((centre.latitude * Self.metresPerDegree / tileMetres).rounded(.down))
-        let rowLatitude = (Double(y) + 0.5) * tileMetres / Self.metresPerDegree
-        let metresPerLonDegree = Self.metresPerDegree * max(0.01, cos(rowLatitude * .pi / 180))
-        let x = Int((centre.longitude * metresPerLonDegree / tileMetres).rounded(.down))
+        let x = Int((centre.longitude * Self.metresPerLonDegree(row: y, tileMetres: tileMetres) / tileMetres).rounded(.down))
         return Tile(x: x, y: y, radius: Int((radius / tileMetres).rounded(.up)))
+    }
+
+    /// Metres per degree of longitude along tile row `row` (at its middle latitude), the one
+    /// scale both directions of the tiling use.
+    static func metresPerLonDegree(row: Int, tileMetres: Double) -> Double {
+        let latitude = (Double(row) + 0.5) * tileMetres / metresPerDegree
+        return metresPerDegree * max(0.01, cos(latitude * .pi / 180))
     }
 
     /// The tile's centre and the radius around it that covers `radius` from any point of it.
     static func cover(_ tile: Tile, tileMetres: Double) -> (Coordinate, Double) {
         let latitude = (Double(tile.y) + 0.5) * tileMetres / metresPerDegree
-        let metresPerLonDegree = metresPerDegree * max(0.01, cos(latitude * .pi / 180))
-        let longitude = (Double(tile.x) + 0.5) * tileMetres / metresPerLonDegree
+        let longitude = (Double(tile.x) + 0.5) * tileMetres / metresPerLonDegree(row: tile.y, tileMetres: tileMetres)
         // Half the diagonal, with room for the plate carrée's distortion across one tile.
         let reach = Double(tile.radius) * tileMetres + tileMetres * 0.75 + 1
         return (Coordinate(latitude: latitude, longitude: longitude), reach)

@@ -43,7 +43,6 @@ public final class DatabaseMonitor: Sendable {
         /// False until the first probe has an answer (a request at start waits for it).
         var settled = false
         var reason = "the database has not been reached yet"
-        var since = ContinuousClock.now
         var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
         var nextWaiter: UInt64 = 0
         var probeNow = false
@@ -217,7 +216,6 @@ public final class DatabaseMonitor: Sendable {
     private func setAvailable(_ available: Bool, reason: String?) {
         let released: [CheckedContinuation<Void, Never>] = state.withLock { s in
             s.settled = true
-            if s.available != available { s.since = .now }
             s.available = available
             if let reason { s.reason = reason }
             guard !available else { return [] }
@@ -269,7 +267,6 @@ extension PostgresConnection.Configuration {
             self.init(host: client.host ?? "localhost", port: client.port ?? 5432, username: client.username,
                       password: client.password, database: client.database, tls: .disable)
         }
-        let c = connectTimeout.components
-        options.connectTimeout = .nanoseconds(c.seconds * 1_000_000_000 + c.attoseconds / 1_000_000_000)
+        options.connectTimeout = TimeAmount(connectTimeout)
     }
 }

@@ -62,30 +62,6 @@ BEGIN
         END IF;
     END IF;
 
-    -- 2b. A quiet stay: the device stays, counts as before, and reports the same age and
-    -- sex, so its contribution to the place is unchanged. Nothing the place shows moves but
-    -- its last activity (to the minute, once a minute), so the place row is not locked:
-    -- in a dense hotspot every ping used to queue on that one row until its commit.
-    IF r.outcome = 'stayed' AND counts_now = d.established
-       AND new_age IS NOT DISTINCT FROM d.age AND new_sex IS NOT DISTINCT FROM d.sex THEN
-        IF counts_now THEN
-            UPDATE place SET last_activity = date_trunc('minute', p_now)
-            WHERE id = target AND last_activity < date_trunc('minute', p_now);
-        END IF;
-        UPDATE device
-        SET position = pt, last_seen = greatest(last_seen, p_now), pings = pings + 1
-        WHERE device_key = p_key;
-        IF p_message IS NOT NULL THEN
-            INSERT INTO message (place_id, body, created_at) VALUES (target, p_message, date_trunc('minute', p_now))
-            RETURNING id INTO r.message_id;
-        END IF;
-        SELECT p.id, ST_Y(p.anchor::geometry), ST_X(p.anchor::geometry), p.counted, p.reporters,
-               p.age_sum, p.male, p.female, ST_Distance(p.anchor, pt)
-        INTO r.place_id, r.anchor_lat, r.anchor_lon, r.people, r.reporters, r.age_sum, r.male, r.female, r.distance_m
-        FROM place p WHERE p.id = target;
-        RETURN r;
-    END IF;
-
     -- 3. Otherwise join the nearest live place, or found one under the cell locks.
     IF target IS NULL THEN
         target := folla_nearest_place(pt, p_join_radius);
@@ -103,16 +79,29 @@ BEGIN
         END IF;
     END IF;
 
-    -- Place rows in ascending id order, then the counters move: the new contribution is
-    -- added before the old one leaves, so a place never passes through empty on a stay.
-    PERFORM 1 FROM place WHERE id IN (d.place_id, target) ORDER BY id FOR UPDATE;
-    -- The last person may have left the chosen place between the choice and the lock, so
-    -- that it forgot its anchor: the arriving device gives it its own (rare; no cell locks
-    -- are taken here, which could in principle found two places within the radius).
-    UPDATE place SET anchor = pt WHERE id = target AND anchor IS NULL;
-    PERFORM folla_adjust_place(target, 1, counts_now, new_age, new_sex, d.tag, p_now);
-    IF d.place_id IS NOT NULL THEN
-        PERFORM folla_adjust_place(d.place_id, -1, d.established, d.age, d.sex, d.tag, p_now);
+    IF r.outcome = 'stayed' AND counts_now = d.established
+       AND new_age IS NOT DISTINCT FROM d.age AND new_sex IS NOT DISTINCT FROM d.sex THEN
+        -- A quiet stay: same place, same standing, same age and sex, so the contribution is
+        -- unchanged and nothing the place shows moves but its last activity (to the minute,
+        -- once a minute). The place row is not locked: in a dense hotspot every ping used to
+        -- queue on that one row until its commit. (The device's row lock keeps expiry and
+        -- check-out away, so the place cannot empty meanwhile.)
+        IF counts_now THEN
+            UPDATE place SET last_activity = date_trunc('minute', p_now)
+            WHERE id = target AND last_activity < date_trunc('minute', p_now);
+        END IF;
+    ELSE
+        -- Place rows in ascending id order, then the counters move: the new contribution is
+        -- added before the old one leaves, so a place never passes through empty on a stay.
+        PERFORM 1 FROM place WHERE id IN (d.place_id, target) ORDER BY id FOR UPDATE;
+        -- The last person may have left the chosen place between the choice and the lock, so
+        -- that it forgot its anchor: the arriving device gives it its own (rare; no cell locks
+        -- are taken here, which could in principle found two places within the radius).
+        UPDATE place SET anchor = pt WHERE id = target AND anchor IS NULL;
+        PERFORM folla_adjust_place(target, 1, counts_now, new_age, new_sex, d.tag, p_now);
+        IF d.place_id IS NOT NULL THEN
+            PERFORM folla_adjust_place(d.place_id, -1, d.established, d.age, d.sex, d.tag, p_now);
+        END IF;
     END IF;
 
     UPDATE device
