@@ -21,7 +21,7 @@ public enum TestCluster {
         let root = NSTemporaryDirectory() + "folla-test-\(getpid())"
         var config = EmbeddedPostgres.Configuration(dataDirectory: root + "/pg")
         config.durable = false
-        config.settings = ["max_connections": "400"]
+        config.settings = ["max_connections": "1000"]  // every test has a pool of up to 20, and many run at once
         let pg = EmbeddedPostgres(configuration: config, logger: logger)
         stopAtExit(pg)
         _ = try await EmbeddedDatabase.bootstrap(pg, database: templateName, migrator: try Migrator.bundled(), logger: logger)
