@@ -8,4 +8,12 @@ extension PSQLError {
         guard let info = serverInfo else { return String(describing: code) }
         return "\(info[.sqlState] ?? "?????"): \(info[.message] ?? "no message")\(info[.detail].map { " (\($0))" } ?? "")"
     }
+
+    /// A deadlock or a serialization failure: the whole transaction was rolled back, so it
+    /// may simply run again.
+    public static func isRolledBackWhole(_ error: any Error) -> Bool {
+        let failure = (error as? PostgresTransactionError)?.closureError ?? error
+        guard let sql = failure as? PSQLError, let state = sql.serverInfo?[.sqlState] else { return false }
+        return state == "40P01" || state == "40001"
+    }
 }

@@ -69,6 +69,10 @@ public struct EmbeddedPostgres: Sendable {
             "-c port=\(configuration.tcpPort ?? Self.socketPortNumber)",
             "-c unix_socket_directories='\(dataDirectory)'",
             "-c unix_socket_permissions=0700",
+            // Check-ins are group-committed (GroupCommit): a batch holds its rows' locks
+            // longer, and a rare deadlock with a check-out or a sweep is found after this
+            // wait (1 s by default) and run again; the wait is what the check-ins feel.
+            "-c deadlock_timeout=100ms",
         ]
         if !configuration.durable {
             options += ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"]

@@ -5,8 +5,9 @@ import PostgresNIO
 
 /// Device presence in PostGIS: check-in, check-out, expiry, and the invariant.
 ///
-/// Every operation is one SQL function call (see `sql/0003_check_in.sql`), so each is one
-/// round trip and one transaction; nothing is acknowledged before it is committed.
+/// Every operation is SQL function calls (see `SQL/0003_check_in.sql` and its successors)
+/// in one transaction; nothing is acknowledged before it is committed. Check-ins are
+/// group-committed (`PresenceStore+CheckIn.swift`).
 public struct PresenceStore: Sendable {
     /// Read for every statement: the pool is renewed after an outage.
     public var client: PostgresClient { pool.client }
@@ -14,52 +15,25 @@ public struct PresenceStore: Sendable {
     public let keyer: DeviceKeyer
     public let policy: CheckInPolicy
     let logger: Logger
+    /// Check-ins waiting for, or in, a batch.
+    let writes: GroupCommit<PendingCheckIn, Result<CheckInResult, CheckInRefusal>>
 
-    public init(pool: DatabasePool, keyer: DeviceKeyer, policy: CheckInPolicy = .default, logger: Logger) {
+    /// - Parameters:
+    ///   - pool: where the statements go.
+    ///   - keyer: turns device ids into the keys stored.
+    ///   - policy: join radius, speed limit, TTL and retention.
+    ///   - writers: check-in batches in flight at once (by area: nearby pings share one).
+    ///   - batch: the most check-ins in one batch.
+    public init(pool: DatabasePool, keyer: DeviceKeyer, policy: CheckInPolicy = .default,
+                writers: Int = 2, batch: Int = 32, logger: Logger) {
         self.pool = pool
         self.keyer = keyer
         self.policy = policy
         self.logger = logger
-    }
-
-    /// Records a ping. Throws `CheckInRefusal` (state unchanged) when a presence rule or the
-    /// client network's budget refuses it.
-    ///
-    /// - Parameters:
-    ///   - request: the validated ping.
-    ///   - now: the application's clock.
-    ///   - network: the client network's key (`DeviceKeyer.networkKey`), nil when unknown.
-    ///   - establishment: when the device starts to count.
-    ///   - budgets: how many new ids one network may create per window.
-    public func checkIn(_ request: CheckInRequest, at now: Date, network: [UInt8]? = nil,
-                        establishment: Establishment = .immediate, budgets: ClientBudgets = .unlimited) async throws -> CheckInResult {
-        let key = ByteBuffer(bytes: keyer.key(for: request.device))
-        let net = network.map { ByteBuffer(bytes: $0) }
-        let query: PostgresQuery = """
-            SELECT outcome, place_id, anchor_lat, anchor_lon, people, reporters, age_sum, male, female,
-                   previous_place_id, distance_m, message_id, established
-            FROM folla_check_in(\(key)::bytea, \(request.position.latitude)::float8, \(request.position.longitude)::float8,
-                                \(request.demographics?.age)::integer, \(request.demographics?.sex.rawValue)::integer,
-                                \(request.message?.text)::text, \(now)::timestamptz, \(policy.joinRadius)::float8,
-                                \(policy.maxSpeed)::float8, \(net)::bytea, \(establishment.after)::float8,
-                                \(establishment.pings)::integer, \(budgets.newDevices)::integer, \(budgets.window)::float8)
-            """
-        let rows = try await Self.translatingRefusals { try await client.committed(query, logger: logger) }
-        guard let row = rows.first else { throw StoreError.unexpected("folla_check_in returned no row") }
-        let c = row.makeRandomAccess()
-        let outcome = try c["outcome"].decode(String.self)
-        if outcome == "refused" { throw CheckInRefusal.teleport }
-        guard let kind = CheckInOutcome(rawValue: outcome), let placeID = try c["place_id"].decode(Int64?.self),
-              let lat = try c["anchor_lat"].decode(Double?.self), let lon = try c["anchor_lon"].decode(Double?.self)
-        else { throw StoreError.unexpected("folla_check_in returned outcome \(outcome)") }
-        let stats = PlaceStats(people: try c["people"].decode(Int?.self) ?? 0, reporters: try c["reporters"].decode(Int?.self) ?? 0,
-                               ageSum: try c["age_sum"].decode(Int?.self) ?? 0, male: try c["male"].decode(Int?.self) ?? 0,
-                               female: try c["female"].decode(Int?.self) ?? 0)
-        let previous = try c["previous_place_id"].decode(Int64?.self)
-        return CheckInResult(
-            outcome: kind, place: PlaceSnapshot(id: placeID, anchor: Coordinate(latitude: lat, longitude: lon), stats: stats),
-            previousPlaceID: previous == placeID ? nil : previous, distanceToAnchor: try c["distance_m"].decode(Double?.self) ?? 0,
-            messageID: try c["message_id"].decode(Int64?.self), at: now, established: try c["established"].decode(Bool?.self) ?? false)
+        self.writes = GroupCommit(lanes: writers, maxBatch: batch) {
+            [pool, policy, logger] pings in
+            try await Self.write(pings, client: pool.client, policy: policy, logger: logger)
+        }
     }
 
     /// Turns the SQL functions' refusals into `CheckInRefusal`: FL429 (a network's budget

@@ -1,0 +1,159 @@
+import Synchronization
+
+/// Group commit: writes that arrive while a batch is in the database wait and go together
+/// in the next batch, one statement and one transaction for all of them, and each caller
+/// is answered only once that transaction has committed.
+///
+/// Nothing waits on a timer: a write that finds its lane idle goes at once (alone), so a
+/// quiet server keeps one round trip of latency, and a busy one batches as much as arrived
+/// during the previous batch. Writes are spread over `lanes` writers by a key the caller
+/// picks (`submit(_:lane:)`); a lane runs one batch at a time. Writes that touch the same
+/// rows should share a lane: two batches in flight that lock rows in opposite orders
+/// deadlock (the statement should run such a batch again: it was rolled back whole).
+///
+/// Hand-written because nothing in our dependencies batches async calls (PostgresNIO runs
+/// one statement per round trip and has no pipelining).
+public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
+    /// Runs one batch; returns one reply per item, in order, once committed.
+    public typealias Execute = @Sendable ([Item]) async throws -> [Reply]
+
+    private struct Lane {
+        var queue: [Slot] = []
+        var running = false
+    }
+
+    private let execute: Execute
+    private let maxBatch: Int
+    private let lanes: Mutex<[Lane]>
+    /// How many lanes (fixed).
+    public let laneCount: Int
+
+    /// - Parameters:
+    ///   - lanes: writers running batches at the same time.
+    ///   - maxBatch: the most items in one batch.
+    ///   - execute: the batch's statement.
+    public init(lanes: Int, maxBatch: Int, execute: @escaping Execute) {
+        precondition(lanes >= 1 && maxBatch >= 1)
+        self.execute = execute
+        self.maxBatch = maxBatch
+        self.lanes = Mutex(Array(repeating: Lane(), count: lanes))
+        self.laneCount = lanes
+    }
+
+    /// Writes `item` in the next batch of lane `lane % lanes` and returns its reply once the
+    /// batch has committed. A cancelled caller stops waiting at once; its item is left out of
+    /// the batch if the batch has not started yet (otherwise it may still be written, as
+    /// any statement cut off by a closed connection may have been).
+    public func submit(_ item: Item, lane: Int) async throws -> Reply {
+        let slot = Slot(item)
+        let index = Int(lane.magnitude % UInt(laneCount))
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Reply, any Error>) in
+                guard slot.wait(continuation) else { return }
+                let start = lanes.withLock { lanes -> Bool in
+                    lanes[index].queue.append(slot)
+                    if lanes[index].running { return false }
+                    lanes[index].running = true
+                    return true
+                }
+                if start { Task { await self.drain(lane: index) } }
+            }
+        } onCancel: {
+            slot.finish(.failure(CancellationError()))
+        }
+    }
+
+    /// Runs the lane's batches until its queue is empty.
+    private func drain(lane: Int) async {
+        while true {
+            let batch = lanes.withLock { lanes -> [Slot]? in
+                lanes[lane].queue.removeAll { $0.isFinished }
+                guard !lanes[lane].queue.isEmpty else {
+                    lanes[lane].running = false
+                    return nil
+                }
+                let n = min(maxBatch, lanes[lane].queue.count)
+                defer { lanes[lane].queue.removeFirst(n) }
+                return Array(lanes[lane].queue.prefix(n))
+            }
+            guard let batch else { return }
+            await run(batch)
+        }
+    }
+
+    private func run(_ batch: [Slot]) async {
+        do {
+            let replies = try await execute(batch.map(\.item))
+            guard replies.count == batch.count else {
+                throw GroupCommitError.replies(expected: batch.count, got: replies.count)
+            }
+            for (slot, reply) in zip(batch, replies) { slot.finish(.success(reply)) }
+        } catch {
+            for slot in batch { slot.finish(.failure(error)) }
+        }
+    }
+
+    /// One caller's item and its way back, answered exactly once.
+    private final class Slot: Sendable {
+        private enum State {
+            case pending
+            case waiting(CheckedContinuation<Reply, any Error>)
+            case finished(Result<Reply, any Error>?)
+        }
+
+        let item: Item
+        private let state = Mutex<State>(.pending)
+
+        init(_ item: Item) { self.item = item }
+
+        var isFinished: Bool {
+            state.withLock { if case .finished = $0 { true } else { false } }
+        }
+
+        /// Registers the caller; false (and the caller answered) when it was already cancelled.
+        func wait(_ continuation: CheckedContinuation<Reply, any Error>) -> Bool {
+            let early: Result<Reply, any Error>?? = state.withLock { s in
+                switch s {
+                case .pending:
+                    s = .waiting(continuation)
+                    return .none
+                case .finished(let result):
+                    s = .finished(nil)
+                    return .some(result)
+                case .waiting:
+                    preconditionFailure("a slot is waited on once")
+                }
+            }
+            guard case .some(let result) = early else { return true }
+            continuation.resume(with: result ?? .failure(CancellationError()))
+            return false
+        }
+
+        func finish(_ result: Result<Reply, any Error>) {
+            let waiter: CheckedContinuation<Reply, any Error>? = state.withLock { s in
+                switch s {
+                case .pending:
+                    s = .finished(result)
+                    return nil
+                case .waiting(let continuation):
+                    s = .finished(nil)
+                    return continuation
+                case .finished:
+                    return nil
+                }
+            }
+            waiter?.resume(with: result)
+        }
+    }
+}
+
+/// The batch's statement broke its contract.
+public enum GroupCommitError: Error, CustomStringConvertible {
+    case replies(expected: Int, got: Int)
+
+    public var description: String {
+        switch self {
+        case let .replies(expected, got): "a batch of \(expected) writes came back with \(got) replies"
+        }
+    }
+}
