@@ -72,6 +72,12 @@ struct Serve: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Database connections in the pool (default 20). Env: FOLLA_DB_CONNECTIONS")
     var dbConnections: Int?
 
+    @Option(parsing: .unconditional, help: "Check-in batches in flight at once, by area (default 2). Env: FOLLA_CHECKIN_WRITERS")
+    var checkinWriters: Int?
+
+    @Option(parsing: .unconditional, help: "The most check-ins committed in one batch (default 32; 1 = one transaction each). Env: FOLLA_CHECKIN_BATCH")
+    var checkinBatch: Int?
+
     @Option(parsing: .unconditional, help: "Seconds an Idempotency-Key and its answer are kept (default 86400, a day). Env: FOLLA_IDEMPOTENCY_RETENTION")
     var idempotencyRetention: Double?
 
@@ -107,6 +113,9 @@ struct Serve: AsyncParsableCommand {
         let wallCache = try Setting("wall-cache-seconds").integer(wallCacheSeconds, default: 2, in: 0...3600)
         let groupsCache = try Setting("groups-cache-ms").integer(groupsCacheMs, default: 1000, in: 0...60_000)
         let connections = try Setting("db-connections").integer(dbConnections, default: 20, in: 1...1000)
+        let writers = try Setting("checkin-writers").integer(checkinWriters, default: 2, in: 1...max(1, connections - 1))
+        // Each ping of a batch is a subtransaction: past 64 PostgreSQL's snapshots overflow.
+        let batch = try Setting("checkin-batch").integer(checkinBatch, default: 32, in: 1...64)
         let keyRetention = try Setting("idempotency-retention").number(idempotencyRetention, default: day, in: 60...year)
         var limits = ConnectionLimits()
         limits.headTimeout = .milliseconds(Int(1000 * (try Setting("head-timeout").number(headTimeout, default: 10, in: 0.1...3600))))
@@ -141,7 +150,7 @@ struct Serve: AsyncParsableCommand {
             try await migrator.migrate(on: connection, logger: logger)
         }
         let clock = SystemClock()
-        let presence = PresenceStore(pool: pool, keyer: keyer, policy: policy, logger: logger)
+        let presence = PresenceStore(pool: pool, keyer: keyer, policy: policy, writers: writers, batch: batch, logger: logger)
         services.append(pool)
         services.append(monitor)
         services.append(PresenceSweeper(presence: presence, database: monitor, clock: clock,

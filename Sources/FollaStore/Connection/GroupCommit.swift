@@ -63,6 +63,9 @@ public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
         }
     }
 
+    /// Items waiting for the lane's next batch (for tests).
+    func queued(lane: Int) -> Int { lanes.withLock { $0[lane].queue.count { !$0.isFinished } } }
+
     /// Runs the lane's batches until its queue is empty.
     private func drain(lane: Int) async {
         while true {

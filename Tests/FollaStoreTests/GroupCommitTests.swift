@@ -1,0 +1,116 @@
+@testable import FollaStore
+import Synchronization
+import Testing
+
+/// The batching itself, with a statement the test controls: what arrives during a batch
+/// goes together in the next, each caller gets its own reply, a cancelled caller is left
+/// out, a failed batch fails every caller in it.
+@Suite struct GroupCommitTests {
+    /// A statement that records its batches and holds each one until released.
+    final class Gate: Sendable {
+        let batches = Mutex<[[Int]]>([])
+        let held = Mutex<[CheckedContinuation<Void, Never>]>([])
+        let failing: Bool
+        init(failing: Bool = false) { self.failing = failing }
+
+        func execute(_ items: [Int]) async throws -> [Int] {
+            batches.withLock { $0.append(items) }
+            await withCheckedContinuation { c in held.withLock { $0.append(c) } }
+            if failing { throw Failure() }
+            return items.map { $0 * 10 }
+        }
+
+        /// Lets the oldest held batch finish, once it is held.
+        func release() async {
+            while true {
+                let next = held.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+                if let next { next.resume(); return }
+                await Task.yield()
+            }
+        }
+
+        var sizes: [Int] { batches.withLock { $0.map(\.count) } }
+    }
+
+    struct Failure: Error {}
+
+    static func waitUntil(_ condition: () -> Bool) async {
+        while !condition() { await Task.yield() }
+    }
+
+    @Test func whatArrivesDuringABatchGoesInTheNextOne() async throws {
+        let gate = Gate()
+        let writes = GroupCommit<Int, Int>(lanes: 1, maxBatch: 32) { try await gate.execute($0) }
+        try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+            group.addTask { (0, try await writes.submit(0, lane: 0)) }
+            await Self.waitUntil { gate.sizes == [1] }
+            for i in 1...10 { group.addTask { (i, try await writes.submit(i, lane: 0)) } }
+            await Self.waitUntil { writes.queued(lane: 0) == 10 }
+            await gate.release()
+            await gate.release()
+            var replies: [Int: Int] = [:]
+            for try await (item, reply) in group { replies[item] = reply }
+            #expect(replies == Dictionary(uniqueKeysWithValues: (0...10).map { ($0, $0 * 10) }))
+        }
+        #expect(gate.sizes == [1, 10])
+    }
+
+    @Test func aBatchHoldsAtMostMaxBatch() async throws {
+        let gate = Gate()
+        let writes = GroupCommit<Int, Int>(lanes: 1, maxBatch: 4) { try await gate.execute($0) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { _ = try await writes.submit(0, lane: 0) }
+            await Self.waitUntil { gate.sizes == [1] }
+            for i in 1...10 { group.addTask { _ = try await writes.submit(i, lane: 0) } }
+            await Self.waitUntil { writes.queued(lane: 0) == 10 }
+            for _ in 0..<4 { await gate.release() }
+            try await group.waitForAll()
+        }
+        #expect(gate.sizes == [1, 4, 4, 2])
+    }
+
+    @Test func lanesRunTheirBatchesSideBySide() async throws {
+        let gate = Gate()
+        let writes = GroupCommit<Int, Int>(lanes: 2, maxBatch: 32) { try await gate.execute($0) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { _ = try await writes.submit(1, lane: 0) }
+            group.addTask { _ = try await writes.submit(2, lane: 1) }
+            // Both batches are in flight before either is released.
+            await Self.waitUntil { gate.sizes == [1, 1] }
+            await gate.release()
+            await gate.release()
+            try await group.waitForAll()
+        }
+    }
+
+    @Test func aCancelledCallerIsLeftOutOfTheNextBatch() async throws {
+        let gate = Gate()
+        let writes = GroupCommit<Int, Int>(lanes: 1, maxBatch: 32) { try await gate.execute($0) }
+        let first = Task { try await writes.submit(0, lane: 0) }
+        await Self.waitUntil { gate.sizes == [1] }
+        let cancelled = Task { try await writes.submit(1, lane: 0) }
+        let kept = Task { try await writes.submit(2, lane: 0) }
+        await Self.waitUntil { writes.queued(lane: 0) == 2 }
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        await gate.release()
+        await gate.release()
+        #expect(try await first.value == 0)
+        #expect(try await kept.value == 20)
+        #expect(gate.batches.withLock { $0 } == [[0], [2]])
+    }
+
+    @Test func aFailedBatchFailsEveryCallerInIt() async throws {
+        let gate = Gate(failing: true)
+        let writes = GroupCommit<Int, Int>(lanes: 1, maxBatch: 32) { try await gate.execute($0) }
+        let first = Task { try await writes.submit(0, lane: 0) }
+        await Self.waitUntil { gate.sizes == [1] }
+        let others = (1...3).map { i in Task { try await writes.submit(i, lane: 0) } }
+        await Self.waitUntil { writes.queued(lane: 0) == 3 }
+        await gate.release()
+        await gate.release()
+        await #expect(throws: Failure.self) { try await first.value }
+        for task in others { await #expect(throws: Failure.self) { try await task.value } }
+        #expect(gate.sizes == [1, 3])
+    }
+}
