@@ -32,7 +32,7 @@ enum CheckInJSON {
     }
 
     static func iso8601(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+        date.iso8601(milliseconds: true)
     }
 }
 

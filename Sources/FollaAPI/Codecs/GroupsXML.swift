@@ -59,5 +59,5 @@ enum GroupsXML {
         w.close("stats")
     }
 
-    static func iso8601(_ d: Date) -> String { d.formatted(.iso8601) }
+    static func iso8601(_ d: Date) -> String { d.iso8601() }
 }

@@ -1,3 +1,4 @@
+import FollaCore
 import Foundation
 
 /// A small append-only JSON writer for the read path's hot documents.
@@ -11,7 +12,7 @@ struct JSONWriter {
     init(capacity: Int = 1024) { text.reserveCapacity(capacity) }
 
     mutating func raw(_ s: String) { text += s }
-    mutating func key(_ k: String) { text += "\"" + k + "\":" }
+    mutating func key(_ k: String) { text += "\""; text += k; text += "\":" }
     mutating func string(_ s: String) { text += jsonString(s) }
     mutating func number(_ d: Double) { text += d.isFinite ? "\(d)" : "null" }
     mutating func integer<I: BinaryInteger>(_ i: I) { text += "\(i)" }
@@ -19,7 +20,7 @@ struct JSONWriter {
     mutating func integer(orNull i: Int64?) { if let i { integer(i) } else { null() } }
     mutating func bool(_ b: Bool) { text += b ? "true" : "false" }
     mutating func null() { text += "null" }
-    mutating func date(_ d: Date) { text += "\"" + d.formatted(.iso8601) + "\"" }
+    mutating func date(_ d: Date) { text += "\""; text += d.iso8601(); text += "\"" }
 
     /// Writes `items` as a JSON array, each with `body`.
     mutating func array<S: Sequence>(_ items: S, _ body: (inout JSONWriter, S.Element) -> Void) {

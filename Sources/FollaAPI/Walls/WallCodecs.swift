@@ -31,7 +31,7 @@ enum WallCodecs {
         var x = XMLWriter()
         x.open("wall", [("xmlns:xsi", "http://www.w3.org/2001/XMLSchema-instance"), ("id", w.id)])
         x.element("title", w.title)
-        x.element("updated_at", w.updatedAt.formatted(.iso8601))
+        x.element("updated_at", w.updatedAt.iso8601())
         x.element("people", "\(w.people)")
         x.element("places", "\(w.places)")
         GroupsXML.stats(w.stats.map(StatsDTO.init), into: &x)
@@ -45,7 +45,7 @@ enum WallCodecs {
         for m in w.messages {
             x.open("message", [("id", "\(m.id)")] + (m.placeID.map { [("place_id", "\($0)")] } ?? []))
             x.element("text", m.text)
-            x.element("created_at", m.createdAt.formatted(.iso8601))
+            x.element("created_at", m.createdAt.iso8601())
             x.close("message")
         }
         x.close("messages")
@@ -60,7 +60,7 @@ enum WallCodecs {
         x.element("id", "urn:folla:wall:\(w.id)")
         x.element("title", w.title)
         x.element("subtitle", "\(w.people) people in \(w.places) places")
-        x.element("updated", w.updatedAt.formatted(.iso8601))
+        x.element("updated", w.updatedAt.iso8601())
         x.open("author")
         x.element("name", "Folla")
         x.close("author")
@@ -69,7 +69,7 @@ enum WallCodecs {
             x.open("entry")
             x.element("id", "urn:folla:message:\(m.id)")
             x.element("title", String(m.text.prefix(60)))
-            x.element("updated", m.createdAt.formatted(.iso8601))
+            x.element("updated", m.createdAt.iso8601())
             x.element("content", m.text, [("type", "text")])
             x.close("entry")
         }
