@@ -106,20 +106,9 @@ public struct Problem: Error, Sendable {
     }
 }
 
-/// JSON string literal with RFC 8259 escaping (JSONEncoder would also escape `/`).
+/// JSON string literal with RFC 8259 escaping (`JSONWriter.string`, the one rule).
 func jsonString(_ s: String) -> String {
-    var out = "\""
-    for scalar in s.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
-            out += String(format: "\\u%04x", scalar.value)
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out + "\""
+    var w = JSONWriter(capacity: s.utf8.count + 2)
+    w.string(s)
+    return w.text
 }

@@ -47,14 +47,18 @@ public struct GroupAssembler {
             groups.append(try group(of: parts, people: people, plane: plane))
             memberIndices.append(cluster)
         }
-        // Order indices rather than moving the groups around.
-        var order = Array(groups.indices)
-        let key = { (g: Group) in g.id ?? Int64.max }
-        switch query.sort {
-        case .distance: order.sort { (groups[$0].distance, key(groups[$0])) < (groups[$1].distance, key(groups[$1])) }
-        case .people:
-            order.sort { (groups[$1].people, groups[$0].distance, key(groups[$0])) < (groups[$0].people, groups[$1].distance, key(groups[$1])) }
+        // Order plain keys rather than the groups: reading `groups[i]` inside the comparator
+        // copied a whole Group (arrays and all) per comparison, 5 % of the server's CPU in a
+        // dense evening.
+        let keys = groups.indices.map { i in
+            (index: i, people: groups[i].people, distance: groups[i].distance, id: groups[i].id ?? Int64.max)
         }
+        let sorted: [(index: Int, people: Int, distance: Double, id: Int64)]
+        switch query.sort {
+        case .distance: sorted = keys.sorted { ($0.distance, $0.id) < ($1.distance, $1.id) }
+        case .people: sorted = keys.sorted { ($1.people, $0.distance, $0.id) < ($0.people, $1.distance, $1.id) }
+        }
+        let order = sorted.map(\.index)
         var answer = order.prefix(query.limit).map { groups[$0] }
         // Hulls only for the groups that are answered: they are the costly part.
         if let plane {
