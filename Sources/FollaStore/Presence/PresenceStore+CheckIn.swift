@@ -77,12 +77,11 @@ extension PresenceStore {
 
     /// One row of `folla_check_in_batch`, by column.
     private static func decodeCheckIn(_ c: PostgresRandomAccessRow, at now: Date) throws -> Result<CheckInResult, CheckInRefusal> {
-        switch try c["refusal"].decode(String?.self) {
-        case nil: break
-        case "FL429":
-            return .failure(.budget(retryAfter: max(1, Int(try c["refusal_detail"].decode(String?.self) ?? "") ?? 60)))
-        case "FL403": return .failure(.notEstablished)
-        case let other?: throw StoreError.unexpected("folla_check_in_batch refused with \(other)")
+        if let state = try c["refusal"].decode(String?.self) {
+            guard let refusal = refusal(sqlState: state, detail: try c["refusal_detail"].decode(String?.self)) else {
+                throw StoreError.unexpected("folla_check_in_batch refused with \(state)")
+            }
+            return .failure(refusal)
         }
         let outcome = try c["outcome"].decode(String?.self)
         if outcome == "refused" { return .failure(.teleport) }

@@ -46,11 +46,18 @@ public struct PresenceStore: Sendable {
             // A statement run by `committed` fails inside its transaction's error.
             let failure = (error as? PostgresTransactionError)?.closureError ?? error
             guard let sql = failure as? PSQLError else { throw failure }
-            switch sql.serverInfo?[.sqlState] {
-            case "FL429": throw CheckInRefusal.budget(retryAfter: max(1, Int(sql.serverInfo?[.detail] ?? "") ?? 60))
-            case "FL403": throw CheckInRefusal.notEstablished
-            default: throw failure
-            }
+            guard let refusal = refusal(sqlState: sql.serverInfo?[.sqlState], detail: sql.serverInfo?[.detail]) else { throw failure }
+            throw refusal
+        }
+    }
+
+    /// The refusal an SQLSTATE of ours stands for, nil for any other: FL429 (the network's
+    /// budget spent; seconds to wait in the detail) and FL403 (not established).
+    static func refusal(sqlState: String?, detail: String?) -> CheckInRefusal? {
+        switch sqlState {
+        case "FL429": .budget(retryAfter: max(1, Int(detail ?? "") ?? 60))
+        case "FL403": .notEstablished
+        default: nil
         }
     }
 
