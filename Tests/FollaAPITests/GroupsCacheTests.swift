@@ -4,8 +4,9 @@ import FollaTestSupport
 import Foundation
 import Testing
 
-/// The groups micro-cache reads one superset per ~50 m tile: for any centre and radius it
-/// must answer exactly what a direct read answers (it only may be up to a period old).
+/// The groups micro-cache reads one superset per ~50 m tile, with the newest messages of its
+/// places: for any centre, radius and number of messages it must answer exactly what direct
+/// reads answer (it only may be up to a period old).
 @Suite struct GroupsCacheTests {
     @Test func cachedAnswersEqualDirectReads() async throws {
         try await AppFixture.run { f in
@@ -14,25 +15,34 @@ import Testing
             for n in 0..<150 {
                 let lat = 44.4938 + (random.unit() - 0.5) * 0.0055
                 let lon = 11.3430 + (random.unit() - 0.5) * 0.0075
-                let r = try await f.post("/v1/checkins", #"{"device_id":"\#(String(format: "%040x", n))","lat":\#(lat),"lon":\#(lon)}"#)
+                let message = n % 4 == 0 ? #","message":"m\#(n)""# : ""
+                let r = try await f.post("/v1/checkins", #"{"device_id":"\#(String(format: "%040x", n))","lat":\#(lat),"lon":\#(lon)\#(message)}"#)
+                #expect(r.status == .ok)
+            }
+            // One talkative place: more messages than any query may inline.
+            for n in 0..<14 {
+                let r = try await f.post("/v1/checkins", #"{"device_id":"\#(String(format: "%040x", 1000 + n))","lat":44.4938,"lon":11.3430,"message":"t\#(n)"}"#)
                 #expect(r.status == .ok)
             }
             let direct = f.deps.groups
             let cached = GroupService(places: direct.places, messages: direct.messages, privacy: direct.privacy,
                                       cachePeriod: .seconds(600))
-            var compared = 0, nonEmpty = 0
+            var compared = 0, nonEmpty = 0, withMessages = 0
             for _ in 0..<300 {
                 var query = GroupQuery(centre: Coordinate(latitude: 44.4938 + (random.unit() - 0.5) * 0.007,
                                                           longitude: 11.3430 + (random.unit() - 0.5) * 0.009))
                 query.radius = 15 + random.unit() * 385
                 query.limit = 1000
-                let a = try await direct.groups(for: query).map { "\($0.id ?? -1):\($0.people)" }
-                let b = try await cached.groups(for: query).map { "\($0.id ?? -1):\($0.people)" }
+                query.messages = Int(random.unit() * 11)
+                let show = { (g: Group) in "\(g.id ?? -1):\(g.people):\(g.messages.map { "\($0.id)@\($0.placeID ?? -1)" })" }
+                let a = try await direct.groups(for: query).map(show)
+                let b = try await cached.groups(for: query).map(show)
                 #expect(a == b, "centre \(query.centre) radius \(query.radius)")
                 compared += 1
                 if !a.isEmpty { nonEmpty += 1 }
+                if query.messages > 0, a.contains(where: { !$0.hasSuffix("[]") }) { withMessages += 1 }
             }
-            #expect(compared == 300 && nonEmpty > 100)
+            #expect(compared == 300 && nonEmpty > 100 && withMessages > 50)
         }
     }
 }

@@ -11,8 +11,8 @@ public struct GroupService: Sendable {
     public let privacy: PrivacyPolicy
     private let nearby: NearbyPlaces
 
-    /// - Parameter cachePeriod: how stale the places behind a groups answer may be (shared by
-    ///   the queries of one ~50 m tile); zero reads the database for every query.
+    /// - Parameter cachePeriod: how stale the places and messages behind a groups answer may
+    ///   be (shared by the queries of one ~50 m tile); zero reads the database for every query.
     public init(places: PlaceReads, messages: MessageStore, privacy: PrivacyPolicy, cachePeriod: Duration = .zero) {
         self.places = places
         self.messages = messages
@@ -22,13 +22,19 @@ public struct GroupService: Sendable {
 
     /// The groups around the query's centre, with their latest messages when asked.
     public func groups(for query: GroupQuery) async throws -> [Group] {
-        let live = try await nearby.places(around: query.centre, radius: query.radius + privacy.selectionMargin)
-        var groups = try GroupAssembler(query: query, privacy: privacy).assemble(live)
+        let nearby = try await nearby.read(around: query.centre, radius: query.radius + privacy.selectionMargin)
+        var groups = try GroupAssembler(query: query, privacy: privacy).assemble(nearby.places)
         if query.messages > 0 {
-            // One query for every group: the newest N of each place, then the newest N per group.
-            let ids = groups.filter { $0.messageCount > 0 }.flatMap(\.sources)
-            let perPlace = try await places.latestMessages(perPlace: query.messages, of: ids)
-            for i in groups.indices {
+            // From the tile's read when cached; otherwise one query for every group: the
+            // newest N of each place. Then the newest N per group.
+            let perPlace: [Int64: [Message]]
+            if let cached = nearby.messages {
+                perPlace = cached
+            } else {
+                perPlace = try await places.latestMessages(
+                    perPlace: query.messages, of: groups.filter { $0.messageCount > 0 }.flatMap(\.sources))
+            }
+            for i in groups.indices where groups[i].messageCount > 0 {
                 let merged = groups[i].sources.flatMap { perPlace[$0] ?? [] }.sorted { $0.id > $1.id }
                 groups[i].messages = privacy.messages(Array(merged.prefix(query.messages)), naming: Set(groups[i].memberPlaceIDs))
             }

@@ -20,11 +20,20 @@ struct NearbyPlaces: Sendable {
         var radius: Int
     }
 
+    /// What one read found around a point.
+    struct Snapshot: Sendable {
+        /// Every live place within the radius (and possibly more).
+        var places: [LivePlace]
+        /// The newest visible messages of every place in `places` that has any, newest first,
+        /// up to the most a query may inline; nil when they were not read with the places.
+        var messages: [Int64: [Message]]?
+    }
+
     let reads: PlaceReads
     let tileMetres: Double
     /// Radii beyond this are read directly (a superset that large would cost more than it saves).
     let largestCachedRadius: Double
-    private let cache: MicroCache<Tile, [LivePlace]>?
+    private let cache: MicroCache<Tile, Snapshot>?
 
     /// - Parameters:
     ///   - period: how stale an answer may be; zero reads the database every time.
@@ -40,13 +49,19 @@ struct NearbyPlaces: Sendable {
         let tile = tileMetres
         cache = MicroCache(period: period) { key in
             let (centre, reach) = Self.cover(key, tileMetres: tile)
-            return try await reads.nearby(centre, radius: reach)
+            let places = try await reads.nearby(centre, radius: reach)
+            let talking = places.filter { $0.messageCount > 0 }.map(\.id)
+            let messages = try await reads.latestMessages(perPlace: GroupQuery.messagesRange.upperBound, of: talking)
+            return Snapshot(places: places, messages: messages)
         }
     }
 
-    /// Every live place within `radius` of `centre` (and possibly more).
-    func places(around centre: Coordinate, radius: Double) async throws -> [LivePlace] {
-        guard let cache, radius <= largestCachedRadius else { return try await reads.nearby(centre, radius: radius) }
+    /// The live places within `radius` of `centre` (and possibly more); from the cache, with
+    /// their messages, unless the cache is off or the radius too large for it.
+    func read(around centre: Coordinate, radius: Double) async throws -> Snapshot {
+        guard let cache, radius <= largestCachedRadius else {
+            return Snapshot(places: try await reads.nearby(centre, radius: radius), messages: nil)
+        }
         return try await cache.value(for: tile(of: centre, radius: radius))
     }
 
