@@ -1,7 +1,9 @@
 import ArgumentParser
 import FollaStore
 import Foundation
+import FollaAPI
 import Logging
+import Synchronization
 
 /// Where the data lives: an existing server (`--database-url`) or the embedded cluster.
 /// Every flag falls back to a `FOLLA_*` environment variable, then to a default.
@@ -17,6 +19,9 @@ struct DatabaseOptions: ParsableArguments {
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info). Env: FOLLA_LOG_LEVEL")
     var logLevel: String?
+
+    @Option(help: "Log format: text (swift-log's default) or json (one object a line). Env: FOLLA_LOG_FORMAT")
+    var logFormat: String?
 
     var resolvedDatabaseURL: String? { databaseURL ?? env("FOLLA_DATABASE_URL") }
     var resolvedDataDir: String { dataDir ?? env("FOLLA_DATA_DIR") ?? "./.folla" }
@@ -52,10 +57,36 @@ struct DatabaseOptions: ParsableArguments {
         }
     }
 
+    /// Refuses a log format other than text or json (before anything starts).
+    func validateLogFormat() throws {
+        guard let raw = logFormat ?? env("FOLLA_LOG_FORMAT") else { return }
+        guard ["text", "json"].contains(raw) else {
+            throw ValidationError("\(logFormat == nil ? "FOLLA_LOG_FORMAT" : "--log-format") must be text or json (got \"\(raw)\")")
+        }
+    }
+
+    /// The command's logger; with `--log-format json`, every logger of the process (the
+    /// libraries' too) writes JSON lines.
     func makeLogger(_ label: String) -> Logger {
+        if (logFormat ?? env("FOLLA_LOG_FORMAT")) == "json" {
+            LoggingBootstrap.once { LoggingSystem.bootstrap { label in JSONLogHandler(label: label) } }
+        }
         var logger = Logger(label: label)
         logger.logLevel = (logLevel ?? env("FOLLA_LOG_LEVEL")).flatMap(Logger.Level.init(rawValue:)) ?? .info
         return logger
+    }
+}
+
+/// swift-log may be bootstrapped once per process.
+enum LoggingBootstrap {
+    private static let done = Mutex(false)
+
+    static func once(_ body: () -> Void) {
+        let first = done.withLock { d in
+            defer { d = true }
+            return !d
+        }
+        if first { body() }
     }
 }
 

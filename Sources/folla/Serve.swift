@@ -90,7 +90,14 @@ struct Serve: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Open client connections at most (default: what the descriptor limit leaves, up to 10000). Env: FOLLA_MAX_CONNECTIONS")
     var maxConnections: Int?
 
+    @Option(help: "Origins whose pages may read the public API from a browser (CORS): * (default), none, or a comma-separated list like https://map.example.org. Env: FOLLA_CORS_ORIGINS")
+    var corsOrigins: String?
+
+    @Flag(help: "Name the client's address in the access log (off by default). Env: FOLLA_LOG_CLIENT_ADDRESS=1")
+    var logClientAddress = false
+
     func run() async throws {
+        try database.validateLogFormat()
         let logger = database.makeLogger("folla")
         var policy = CheckInPolicy.default
         let day = 86_400.0, year = 365 * day
@@ -125,6 +132,10 @@ struct Serve: AsyncParsableCommand {
         let affordable = max(16, min(10_000, descriptors - connections - 64))
         limits.maxConnections = try Setting("max-connections").integer(maxConnections, default: affordable, in: 1...1_000_000)
         try database.validateLogLevel()
+        let cors: CORSPolicy
+        do { cors = try CORSPolicy(parsing: corsOrigins ?? env("FOLLA_CORS_ORIGINS") ?? "*") } catch {
+            throw ValidationError("\(corsOrigins == nil ? "FOLLA_CORS_ORIGINS" : "--cors-origins"): \(error)")
+        }
         let keyer = try DeviceKeyer(secret: database.resolvedSecret())
         let migrator = try Migrator.bundled()
 
@@ -160,12 +171,14 @@ struct Serve: AsyncParsableCommand {
         let privacy = PrivacyPolicy(k: k, establishment: establishment, noiseKey: keyer.noiseKey)
         let words = (blockedWords ?? env("FOLLA_BLOCKED_WORDS") ?? "").split(separator: ",").map(String.init)
         let messagePolicy = MessagePolicy(reportThreshold: reportThreshold, blockedWords: words)
-        let deps = AppDependencies(
+        var deps = AppDependencies(
             presence: presence, places: PlaceReads(pool: pool, logger: logger), privacy: privacy,
             database: monitor, migrator: migrator, clock: clock,
             messagePolicy: messagePolicy, messageLimiter: RateLimiter(limit: rate, window: 600), budgets: budgets,
             adminToken: adminToken ?? env("FOLLA_ADMIN_TOKEN"),
             wallCacheSeconds: wallCache, groupsCache: .milliseconds(groupsCache))
+        deps.cors = cors
+        deps.logClientAddress = logClientAddress || env("FOLLA_LOG_CLIENT_ADDRESS") == "1"
         let app = Application(
             router: buildRouter(deps),
             server: limits.server(),

@@ -12,6 +12,9 @@ import Testing
         ([], ["FOLLA_PRESENCE_TTL": "soon"], "FOLLA_PRESENCE_TTL"),
         ([], ["FOLLA_LOG_LEVEL": "loud"], "FOLLA_LOG_LEVEL"),
         (["--establish-pings", "0"], [:], "--establish-pings"),
+        (["--log-format", "xml"], [:], "--log-format"),
+        (["--cors-origins", "map.example.org"], [:], "--cors-origins"),
+        ([], ["FOLLA_CORS_ORIGINS": "ftp://map.example.org"], "FOLLA_CORS_ORIGINS"),
     ])
     func badSettingsStopBeforeAnySideEffect(arguments: [String], environment: [String: String], named: String) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("folla-settings-\(UUID().uuidString)").path

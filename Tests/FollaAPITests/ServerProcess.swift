@@ -73,9 +73,11 @@ struct CurlAnswer {
     var seconds: Double
     var headers: String
 
-    static func fetch(_ url: String, method: String = "GET", json: String? = nil) async throws -> CurlAnswer {
+    /// - Parameter headers: extra request headers, as `Name: value`.
+    static func fetch(_ url: String, method: String = "GET", json: String? = nil, headers: [String] = []) async throws -> CurlAnswer {
         var args = ["-s", "-m", "20", "-o", "/dev/null", "-D", "-", "-w", "\n@@ %{http_code} %{time_total}", "-X", method, url]
         if let json { args += ["-H", "content-type: application/json", "-d", json] }
+        for header in headers { args += ["-H", header] }
         let out = try await ExternalProcess.run("/usr/bin/curl", args, deadline: 30).output
         let last = out.components(separatedBy: "@@ ").last?.split(separator: " ") ?? []
         return CurlAnswer(status: last.first.flatMap { Int($0) } ?? 0,

@@ -8,7 +8,7 @@ import Testing
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("fixtures/scenarios")
 
-    @Test(arguments: ["bologna-evening.json", "stadium-festival.json"])
+    @Test(arguments: ["bologna-evening.json", "bologna-100k.json", "stadium-festival.json"])
     func shippedScenariosLoad(_ name: String) throws {
         let s = try ScenarioLoader.load(Self.fixtures.appendingPathComponent(name))
         #expect(s.phones >= 5000 && !s.hotspots.isEmpty)

@@ -1,20 +1,31 @@
 import Hummingbird
 import Logging
 
-/// One log line per request, naming the route pattern rather than the concrete path:
-/// paths can carry a device id (`DELETE /v1/devices/{device_id}`), which must never
-/// reach a log.
-struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
+/// One log line per request: method, route pattern, status, duration and request id (the
+/// latter from ``RequestIDMiddleware``, in the logger's metadata).
+///
+/// The route pattern, never the concrete path: paths can carry a device id
+/// (`DELETE /v1/devices/{device_id}`), which must never reach a log; nor do query strings,
+/// which carry coordinates. The client's address only when the operator asks for it.
+struct AccessLogMiddleware<Context: RequestContext & RemoteAddressRequestContext>: RouterMiddleware {
+    /// Whether the line names the peer's address (off by default: it identifies a person
+    /// more than anything else the server keeps).
+    var includeClientAddress = false
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         let response = try await next(request, context)
         let elapsed = ContinuousClock.now - start
-        context.logger.info("request", metadata: [
+        var metadata: Logger.Metadata = [
             "method": .string(request.method.rawValue),
             "route": .string(context.endpointPath ?? "(no route)"),
             "status": .stringConvertible(response.status.code),
             "ms": .string(String(format: "%.2f", Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)),
-        ])
+        ]
+        if includeClientAddress, let address = context.remoteAddress?.ipAddress {
+            metadata["client"] = .string(address)
+        }
+        context.logger.info("request", metadata: metadata)
         return response
     }
 }

@@ -34,6 +34,10 @@ public struct AppDependencies: Sendable {
     public var idempotency: IdempotencyStore
     public var clock: any WallClock
     public var limits: RequestLimits
+    /// Which other origins may read the public API from a browser.
+    public var cors = CORSPolicy()
+    /// Whether the access log names the client's address.
+    public var logClientAddress = false
 
     public init(presence: PresenceStore, places: PlaceReads, privacy: PrivacyPolicy = .init(),
                 database: DatabaseMonitor, migrator: Migrator,

@@ -2,12 +2,15 @@ import FollaCore
 import Hummingbird
 import Logging
 
-/// The HTTP surface of Folla: every route, behind the problem and access-log middleware.
+/// The HTTP surface of Folla: every route, behind the request-id, access-log, CORS and
+/// problem middleware (outermost first).
 public func buildRouter(_ deps: AppDependencies) -> Router<FollaRequestContext> {
     // HEAD is answered on every GET route (the GET's headers, no body).
     let router = Router(context: FollaRequestContext.self, options: .autoGenerateHeadEndpoints)
     let known = KnownRoutes()
-    router.add(middleware: AccessLogMiddleware())
+    router.add(middleware: RequestIDMiddleware())
+    router.add(middleware: AccessLogMiddleware(includeClientAddress: deps.logClientAddress))
+    router.add(middleware: PublicCORSMiddleware(policy: deps.cors, routes: known))
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: MethodNotAllowedMiddleware(routes: known))
     HealthRoutes(readiness: deps.readiness).register(on: router)

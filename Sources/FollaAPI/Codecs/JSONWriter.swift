@@ -94,5 +94,14 @@ struct JSONWriter {
             writer.key(key)
             value(&writer)
         }
+
+        /// A member whose key may need escaping (one not written in our source).
+        mutating func member(escaping key: String, _ value: (inout JSONWriter) -> Void) {
+            if !first { writer.bytes.append(UInt8(ascii: ",")) }
+            first = false
+            writer.string(key)
+            writer.bytes.append(UInt8(ascii: ":"))
+            value(&writer)
+        }
     }
 }

@@ -11,7 +11,9 @@ extension PostgresClient {
     ) async throws -> T {
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
+            // Immediate: `run()` marks the client running before `body` leases from it (a
+            // plain child task may start later, and PostgresNIO warns on every such lease).
+            group.addImmediateTask { await client.run() }
             defer { group.cancelAll() }
             return try await body(client)
         }

@@ -23,11 +23,13 @@ public final class DatabasePool: Sendable {
     /// The pool to lease from now; read it for every statement (it changes on renewal).
     public var client: PostgresClient { state.withLock { $0.client } }
 
-    /// A pool that ``maintain()`` runs and ``renew()`` can replace.
+    /// A pool that runs from now on (the stores may lease from it at once, before the
+    /// server's services start) until ``maintain()`` is cancelled; ``renew()`` can replace it.
     public init(configuration: PostgresClient.Configuration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
-        self.state = Mutex(State(client: PostgresClient(configuration: configuration, backgroundLogger: logger)))
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.state = Mutex(State(client: client, running: [Self.running(client)]))
     }
 
     /// A client that someone else runs (tests, one-shot commands): never renewed.
@@ -37,14 +39,9 @@ public final class DatabasePool: Sendable {
         self.state = Mutex(State(client: client))
     }
 
-    /// Runs the pool (and its successors) until the task is cancelled.
+    /// Keeps the pool (and its successors) running until the task is cancelled, then stops them.
     public func maintain() async {
         guard configuration != nil else { return }
-        let first = state.withLock { s -> PostgresClient? in
-            guard s.running.isEmpty else { return nil }
-            return s.client
-        }
-        if let first { start(first) }
         await withTaskCancellationHandler {
             while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
         } onCancel: {
@@ -60,13 +57,18 @@ public final class DatabasePool: Sendable {
     public func renew() {
         guard let configuration else { return }
         let fresh = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let task = Self.running(fresh)
         let retired: Task<Void, Never>? = state.withLock { s in
             guard !s.stopped else { return nil }
+            let previous = s.running.last
             s.client = fresh
-            return s.running.last
+            s.running.append(task)
+            return previous
         }
-        guard let retired else { return }
-        start(fresh)
+        guard let retired else {
+            task.cancel()
+            return
+        }
         logger.info("database connection pool renewed")
         // Statements already on the old pool finish (or fail) on their own; then it goes.
         Task {
@@ -76,13 +78,9 @@ public final class DatabasePool: Sendable {
         }
     }
 
-    private func start(_ client: PostgresClient) {
-        let task = Task { await client.run() }
-        let keep = state.withLock { s -> Bool in
-            guard !s.stopped else { return false }
-            s.running.append(task)
-            return true
-        }
-        if !keep { task.cancel() }
+    /// Starts `client`'s pool. Immediate, so that the client is marked running before it is
+    /// published to the stores: a lease before `run()` makes PostgresNIO print a warning.
+    private static func running(_ client: PostgresClient) -> Task<Void, Never> {
+        Task.immediate { await client.run() }
     }
 }

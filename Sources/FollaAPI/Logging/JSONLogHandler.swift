@@ -1,0 +1,75 @@
+import FollaCore
+import Foundation
+import Logging
+
+/// swift-log's output as one JSON object a line (`--log-format json`), for log shippers.
+///
+/// `{"time":"…Z","level":"info","label":"folla","message":"request", …metadata}`: the
+/// metadata's keys sit beside the fixed ones (a clashing key is prefixed with `meta.`);
+/// nested metadata stays nested. Written by hand because none of the packages available
+/// here ships a JSON line handler (swift-log's own handler writes text only); the escaping
+/// is `JSONWriter`'s, the one used for every answer.
+public struct JSONLogHandler: LogHandler {
+    public var metadata: Logger.Metadata = [:]
+    public var logLevel: Logger.Level = .info
+    public var metadataProvider: Logger.MetadataProvider?
+    private let label: String
+    private let write: @Sendable ([UInt8]) -> Void
+
+    /// - Parameters:
+    ///   - label: the logger's label (`label` in every line).
+    ///   - write: where a finished line (newline included) goes; standard error by default.
+    public init(label: String, metadataProvider: Logger.MetadataProvider? = nil,
+                write: @escaping @Sendable ([UInt8]) -> Void = JSONLogHandler.standardError) {
+        self.label = label
+        self.metadataProvider = metadataProvider
+        self.write = write
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var merged = metadata
+        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
+        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
+        write(Self.line(time: Date(), level: event.level, label: label, message: "\(event.message)", metadata: merged))
+    }
+
+    static let fixedKeys: Set<String> = ["time", "level", "label", "message"]
+
+    /// One record as a JSON line; metadata keys in sorted order, so lines compare stably.
+    static func line(time: Date, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) -> [UInt8] {
+        var w = JSONWriter(capacity: 256)
+        w.object { o in
+            o.member("time") { $0.string(time.iso8601(milliseconds: true)) }
+            o.member("level") { $0.string(level.rawValue) }
+            o.member("label") { $0.string(label) }
+            o.member("message") { $0.string(message) }
+            for key in metadata.keys.sorted() {
+                o.member(escaping: fixedKeys.contains(key) ? "meta." + key : key) { value(metadata[key]!, &$0) }
+            }
+        }
+        return w.bytes + [UInt8(ascii: "\n")]
+    }
+
+    private static func value(_ v: Logger.Metadata.Value, _ w: inout JSONWriter) {
+        switch v {
+        case .string(let s): w.string(s)
+        case .stringConvertible(let c): w.string(c.description)
+        case .array(let items): w.array(items) { w, item in value(item, &w) }
+        case .dictionary(let d):
+            w.object { o in
+                for key in d.keys.sorted() { o.member(escaping: key) { value(d[key]!, &$0) } }
+            }
+        }
+    }
+
+    /// Writes a line to standard error in one write, so that lines from several threads do
+    /// not interleave.
+    public static let standardError: @Sendable ([UInt8]) -> Void = { line in
+        FileHandle.standardError.write(Data(line))
+    }
+}
