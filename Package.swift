@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/CoreOffice/XMLCoder.git", from: "0.18.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // C libraries, through pkg-config. Debian: libgeos-dev, libproj-dev.
@@ -48,7 +50,10 @@ let package = Package(
 
         // Services: the one write path (check-ins, messages, reports) and the read side
         // (groups, places, walls), all through the privacy policy of FollaCore.
-        .target(name: "FollaServices", dependencies: ["FollaCore", "FollaGeo", "FollaStore"]),
+        .target(
+            name: "FollaServices",
+            dependencies: ["FollaCore", "FollaGeo", "FollaStore", .product(name: "Metrics", package: "swift-metrics")]
+        ),
 
         // API: Hummingbird routes, codecs, problem details.
         .target(
@@ -64,6 +69,8 @@ let package = Package(
                 .product(name: "XMLCoder", package: "XMLCoder"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             resources: [.copy("Resources/openapi.yaml")]
         ),

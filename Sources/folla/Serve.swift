@@ -178,6 +178,7 @@ struct Serve: AsyncParsableCommand {
             adminToken: adminToken ?? env("FOLLA_ADMIN_TOKEN"),
             wallCacheSeconds: wallCache, groupsCache: .milliseconds(groupsCache))
         deps.cors = cors
+        deps.metrics = ServerMetrics.shared
         deps.logClientAddress = logClientAddress || env("FOLLA_LOG_CLIENT_ADDRESS") == "1"
         let app = Application(
             router: buildRouter(deps),

@@ -18,7 +18,7 @@ struct AppFixture: Sendable {
     static func run(
         _ setup: TestingSetup = .router, k: Int = 1, messageRate: Int = 1000,
         messagePolicy: MessagePolicy = MessagePolicy(reportThreshold: 3, blockedWords: ["spam", "truffa"]),
-        wallCacheSeconds: Int = 0, budgets: ClientBudgets = .init(), maxConnections: Int = 20, cors: CORSPolicy = .init(),
+        wallCacheSeconds: Int = 0, budgets: ClientBudgets = .init(), maxConnections: Int = 20, cors: CORSPolicy = .init(), metrics: Bool = false,
         _ body: @Sendable @escaping (AppFixture) async throws -> Void
     ) async throws {
         try await TestCluster.withDatabase(maxConnections: maxConnections) { db, location in
@@ -41,6 +41,7 @@ struct AppFixture: Sendable {
             configured.wallStreamDuration = .milliseconds(1500)
             configured.wallStreamInterval = .milliseconds(100)
             configured.cors = cors
+            if metrics { configured.metrics = ServerMetrics.shared }
             let deps = configured
             let app = Application(router: buildRouter(deps), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                                   logger: TestCluster.logger)

@@ -63,13 +63,14 @@ import Testing
             #expect(answered == 5000)
             try await http.shutdown()
 
-            let impatient = try LeanHTTPClient(base: "http://127.0.0.1:\(port)", connections: 1, timeout: .milliseconds(250))
+            let impatient = try LeanHTTPClient(base: "http://127.0.0.1:\(port)", connections: 1, timeout: .milliseconds(500))
             let outcomes = await withTaskGroup(of: Bool.self) { group in
                 for _ in 0..<10 { group.addTask { (try? await impatient.execute(.GET, "/slow")) != nil } }
                 return await group.reduce(into: [Bool]()) { $0.append($1) }
             }
-            // One connection, 100 ms each: about three are sent within 250 ms, the rest time out.
-            #expect((2...5).contains(outcomes.filter { $0 }.count), "\(outcomes)")
+            // One connection, 100 ms each: about five are answered within 500 ms, the rest time
+            // out (a loaded CI box answers fewer; any of the first few answered and not all).
+            #expect((1...8).contains(outcomes.filter { $0 }.count), "\(outcomes)")
             try await impatient.shutdown()
         }
     }

@@ -47,7 +47,11 @@ import Testing
                     }
                 })
             }
+            // At least 1.5 s of writes, and enough of them to mean something (a loaded CI box
+            // acknowledges fewer per second), before the crash.
+            let patience = ContinuousClock.now + .seconds(20)
             try await Task.sleep(for: .milliseconds(1500))
+            while acknowledged.all.count < 200 && ContinuousClock.now < patience { try await Task.sleep(for: .milliseconds(100)) }
             let pid = try #require(pg.runningPID())
             kill(pid, SIGQUIT)  // what `pg_ctl stop -m immediate` sends: a crash, as far as data goes
             while pg.runningPID() != nil { try await Task.sleep(for: .milliseconds(20)) }

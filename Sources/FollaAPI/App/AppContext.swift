@@ -36,6 +36,8 @@ public struct AppDependencies: Sendable {
     public var limits: RequestLimits
     /// Which other origins may read the public API from a browser.
     public var cors = CORSPolicy()
+    /// Where `GET /metrics` reads from; nil: no metrics route (and no request metrics).
+    public var metrics: ServerMetrics?
     /// Whether the access log names the client's address.
     public var logClientAddress = false
 

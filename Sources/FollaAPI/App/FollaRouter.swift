@@ -9,6 +9,10 @@ public func buildRouter(_ deps: AppDependencies) -> Router<FollaRequestContext> 
     let router = Router(context: FollaRequestContext.self, options: .autoGenerateHeadEndpoints)
     let known = KnownRoutes()
     router.add(middleware: RequestIDMiddleware())
+    if let metrics = deps.metrics {
+        router.add(middleware: MetricsMiddleware())
+        MetricsRoute(metrics: metrics).register(on: router)
+    }
     router.add(middleware: AccessLogMiddleware(includeClientAddress: deps.logClientAddress))
     router.add(middleware: PublicCORSMiddleware(policy: deps.cors, routes: known))
     router.add(middleware: ProblemMiddleware())

@@ -3,6 +3,7 @@ import FollaServices
 import Hummingbird
 import Logging
 import FollaStore
+import Metrics
 import NIOHTTP1
 
 /// Turns every error escaping a handler into a problem response, so a client never sees
@@ -18,8 +19,10 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as FieldError {
             return Problem.invalid(error).response()
         } catch let refusal as CheckInRefusal {
+            Self.countRefusal(refusal.metricReason)
             return Problem.refused(refusal).response()
         } catch let limited as RateLimited {
+            Self.countRefusal("rate_limited_\(limited.what)")
             return Problem.rateLimited(limited).response()
         } catch let outage as DatabaseUnavailable {
             context.logger.debug("answered 503: the database is unavailable", metadata: ["reason": "\(outage.reason)"])
@@ -41,6 +44,11 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return Problem(.internalServerError, type: "internal", title: "Internal server error",
                            detail: "the server failed to answer; nothing was changed by this request unless it said so").response()
         }
+    }
+
+    /// Every refusal by a presence rule or a rate limit passes here: one counter for them all.
+    static func countRefusal(_ reason: String) {
+        Counter(label: "folla_refusals_total", dimensions: [("reason", reason)]).increment()
     }
 
     static func problem(for error: HTTPError) -> Problem {

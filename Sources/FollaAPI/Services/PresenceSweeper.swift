@@ -1,6 +1,7 @@
 import FollaCore
 import FollaStore
 import Logging
+import Metrics
 import ServiceLifecycle
 
 /// Expires presence past its TTL, forgets devices past retention, deletes messages past
@@ -49,6 +50,15 @@ public struct PresenceSweeper: Service {
         let retired = try await presence.retire(
             at: now, messageRetention: presence.policy.messageRetention, budgetWindow: budgetWindow)
             + idempotency.expire(at: now, retention: idempotencyRetention)
+        Counter(label: "folla_sweeps_total").increment()
+        for (what, rows) in [("expired", expired), ("forgotten", forgotten), ("retired", retired)] where rows > 0 {
+            Counter(label: "folla_swept_rows_total", dimensions: [("what", what)]).increment(by: rows)
+        }
+        let live = try await presence.liveCounts()
+        Gauge(label: "folla_live_places").record(live.places)
+        Gauge(label: "folla_live_devices").record(live.devices)
+        Gauge(label: "folla_db_backends", dimensions: [("state", "active")]).record(live.activeBackends)
+        Gauge(label: "folla_db_backends", dimensions: [("state", "idle")]).record(live.idleBackends)
         if expired + forgotten + retired > 0 {
             logger.info("sweep", metadata: ["expired": "\(expired)", "forgotten": "\(forgotten)", "retired": "\(retired)"])
         }

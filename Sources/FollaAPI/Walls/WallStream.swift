@@ -3,6 +3,7 @@ import FollaServices
 import FollaStore
 import Foundation
 import Hummingbird
+import Metrics
 import ServiceLifecycle
 
 /// `GET /v1/venues/{slug}/wall/events`: the wall as Server-Sent Events.
@@ -30,6 +31,9 @@ struct WallStream {
     }
 
     private func run(slug: String, resume: Int64?, writer: inout any ResponseBodyWriter) async throws {
+        let subscribers = Meter(label: "folla_wall_subscribers")
+        subscribers.increment()
+        defer { subscribers.decrement() }
         let start = ContinuousClock.now
         var lastSent = resume
         var lastSnapshot: String?

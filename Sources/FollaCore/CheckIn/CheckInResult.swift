@@ -89,6 +89,15 @@ public enum CheckInRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     /// A message or a report from a device that does not count yet (seen for too short a time).
     case notEstablished
 
+    /// A fixed name for metrics (no value in it: a retry delay is not a label).
+    public var metricReason: String {
+        switch self {
+        case .teleport: "teleport"
+        case .budget: "new_device_budget"
+        case .notEstablished: "not_established"
+        }
+    }
+
     /// Says neither speed nor distance: with someone's device id, those would trilaterate them.
     public var description: String {
         switch self {

@@ -1,5 +1,6 @@
 import FollaCore
 import Foundation
+import Metrics
 
 /// The in-process micro-cache in front of a read: for `period`, every request for the same
 /// key shares one load.
@@ -17,13 +18,18 @@ actor MicroCache<Key: Hashable & Sendable, Value: Sendable> {
     private var entries: [Key: Entry] = [:]
     private let period: Duration
     private let load: @Sendable (Key) async throws -> Value
+    private let hits: Counter
+    private let misses: Counter
 
     /// - Parameters:
+    ///   - name: the cache's name in the metrics (`folla_cache_lookups_total{cache=…}`).
     ///   - period: how long one load serves every request for its key.
     ///   - load: reads the value for a key.
-    init(period: Duration, load: @escaping @Sendable (Key) async throws -> Value) {
+    init(name: String, period: Duration, load: @escaping @Sendable (Key) async throws -> Value) {
         self.period = period
         self.load = load
+        hits = Counter(label: "folla_cache_lookups_total", dimensions: [("cache", name), ("result", "hit")])
+        misses = Counter(label: "folla_cache_lookups_total", dimensions: [("cache", name), ("result", "miss")])
     }
 
     func value(for key: Key) async throws -> Value {
@@ -31,8 +37,10 @@ actor MicroCache<Key: Hashable & Sendable, Value: Sendable> {
         // A waiter that is cancelled (its request released by the database gate) stops
         // waiting at once; the shared load goes on for the others.
         if let entry = entries[key], entry.expires > now {
+            hits.increment()
             return try await FirstResult.value(of: entry.task)
         }
+        misses.increment()
         let load = self.load
         let task = Task { try await load(key) }
         entries[key] = Entry(expires: now.advanced(by: period), task: task)

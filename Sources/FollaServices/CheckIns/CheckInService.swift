@@ -1,6 +1,7 @@
 import FollaCore
 import FollaStore
 import Foundation
+import Metrics
 
 /// The one write path of people: check-ins (from `/v1/checkins` and the legacy
 /// `sendData.php`), messages and reports. Every rule a write must pass (message text rules,
@@ -43,6 +44,7 @@ public struct CheckInService: Sendable {
         let result = try await presence.checkIn(
             request, at: now, network: network.map(presence.keyer.networkKey), establishment: privacy.establishment,
             budgets: budgets)
+        Counter(label: "folla_checkins_total", dimensions: [("outcome", result.outcome.rawValue)]).increment()
         return privacy.answer(for: result)
     }
 

@@ -47,7 +47,7 @@ struct NearbyPlaces: Sendable {
             return
         }
         let tile = tileMetres
-        cache = MicroCache(period: period) { key in
+        cache = MicroCache(name: "groups", period: period) { key in
             let (centre, reach) = Self.cover(key, tileMetres: tile)
             let places = try await reads.nearby(centre, radius: reach)
             let talking = places.filter { $0.messageCount > 0 }.map(\.id)

@@ -17,7 +17,7 @@ public struct WallService: Sendable {
         self.reads = reads
         self.privacy = privacy
         let limit = messageLimit
-        cache = MicroCache(period: cachePeriod) { area in try await Self.load(area, reads: reads, privacy: privacy, limit: limit) }
+        cache = MicroCache(name: "walls", period: cachePeriod) { area in try await Self.load(area, reads: reads, privacy: privacy, limit: limit) }
     }
 
     /// The wall's data, from the micro-cache; nil when the venue does not exist.

@@ -1,0 +1,102 @@
+import FollaAPI
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// `GET /metrics` as Prometheus reads it: parsed by an independent parser (the Prometheus
+/// project's Python client, from Debian), with the series an operator needs and no label
+/// that could name a device, a place or a person.
+@Suite struct MetricsTests {
+    /// One sample: metric name, labels, value.
+    struct Sample {
+        var name: String
+        var labels: [String: String]
+        var value: Double
+    }
+
+    /// Parses exposition text with `prometheus_client.parser`; a malformed text fails the test.
+    static func parse(_ text: String) async throws -> [Sample] {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-\(UUID().uuidString).txt")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let script = """
+            import json, sys
+            from prometheus_client.parser import text_string_to_metric_families
+            out = []
+            for family in text_string_to_metric_families(open(sys.argv[1]).read()):
+                for s in family.samples:
+                    out.append([s.name, s.labels, s.value])
+            print(json.dumps(out))
+            """
+        let run = try await ExternalProcess.run("/usr/bin/python3", ["-c", script, file.path], deadline: 30)
+        #expect(run.status == 0, "the parser refused the text: \(run.errors)")
+        let rows = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [[Any]] ?? []
+        return rows.map { Sample(name: $0[0] as! String, labels: $0[1] as! [String: String], value: ($0[2] as! NSNumber).doubleValue) }
+    }
+
+    static func value(_ samples: [Sample], _ name: String, _ labels: [String: String] = [:]) -> Double? {
+        samples.first { s in s.name == name && labels.allSatisfy { s.labels[$0.key] == $0.value } }?.value
+    }
+
+    @Test func requestsOutcomesAndRefusalsAreCounted() async throws {
+        try await AppFixture.run(metrics: true) { f in
+            let device = "abad1dea00abad1dea00abad1dea00abad1dea00"
+            #expect(try await f.post("/v1/checkins", #"{"device_id":"\#(device)","lat":44.4938,"lon":11.343}"#).status == .ok)
+            // Across the world in no time: refused as a teleport.
+            #expect(try await f.post("/v1/checkins", #"{"device_id":"\#(device)","lat":-33.86,"lon":151.2}"#).status == .unprocessableContent)
+            #expect(try await f.client.execute(uri: "/v1/groups?lat=44.4938&lon=11.343", method: .get).status == .ok)
+            #expect(try await f.client.execute(uri: "/v1/devices/\(device)", method: .delete).status == .noContent)
+            #expect(try await f.client.execute(uri: "/v1/no-such-thing", method: .get).status == .notFound)
+
+            let scrape = try await f.client.execute(uri: "/metrics", method: .get)
+            #expect(scrape.status == .ok)
+            #expect(scrape.headers[.contentType]?.hasPrefix("text/plain; version=0.0.4") == true)
+            let text = String(buffer: scrape.body)
+            let samples = try await Self.parse(text)
+
+            #expect((Self.value(samples, "folla_http_requests_total", ["route": "/v1/groups", "method": "GET", "status": "200"]) ?? 0) >= 1)
+            #expect((Self.value(samples, "folla_http_requests_total", ["route": "/v1/checkins", "method": "POST", "status": "422"]) ?? 0) >= 1)
+            #expect((Self.value(samples, "folla_http_request_duration_seconds_count", ["route": "/v1/groups"]) ?? 0) >= 1)
+            #expect(Self.value(samples, "folla_http_request_duration_seconds_bucket", ["route": "/v1/groups", "le": "+Inf"]) != nil)
+            #expect((Self.value(samples, "folla_checkins_total", ["outcome": "founded"]) ?? 0)
+                    + (Self.value(samples, "folla_checkins_total", ["outcome": "joined"]) ?? 0) >= 1)
+            #expect((Self.value(samples, "folla_refusals_total", ["reason": "teleport"]) ?? 0) >= 1)
+
+            // Routes are patterns, and nothing a request carried reaches a label.
+            let labelValues = samples.flatMap { $0.labels.values }
+            #expect(!text.contains(device) && !text.contains("44.4938") && !text.contains("151.2"))
+            #expect(labelValues.allSatisfy { !$0.contains("no-such-thing") })
+            #expect(labelValues.contains { $0.contains("/v1/devices/{device_id}") || $0.contains("/v1/devices/:device_id") })
+        }
+    }
+
+    @Test func aServerReportsWhatIsLiveAfterASweep() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("folla-metrics-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let server = try ServerProcess(["--data-dir", dir, "--sweep-interval", "0.2", "--establish-after", "0",
+                                        "--establish-pings", "1", "--new-devices-per-network", "0"])
+        defer { Task { await server.stop() } }
+        let port = try await server.port()
+        for n in 0..<3 {
+            let answer = try await CurlAnswer.fetch(
+                "http://127.0.0.1:\(port)/v1/checkins", method: "POST",
+                json: #"{"device_id":"\#(String(format: "%040x", 77 + n))","lat":44.4938,"lon":11.343}"#)
+            #expect(answer.status == 200)
+        }
+        var samples: [Sample] = []
+        for _ in 0..<50 {
+            try await Task.sleep(for: .milliseconds(200))
+            let run = try await ExternalProcess.run("/usr/bin/curl", ["-s", "http://127.0.0.1:\(port)/metrics"], deadline: 10)
+            samples = try await Self.parse(run.output)
+            if (Self.value(samples, "folla_live_devices") ?? 0) >= 3 { break }
+        }
+        #expect(Self.value(samples, "folla_live_devices") == 3)
+        #expect(Self.value(samples, "folla_live_places") == 1)
+        #expect((Self.value(samples, "folla_sweeps_total") ?? 0) >= 1)
+        #expect((Self.value(samples, "folla_db_backends", ["state": "idle"]) ?? 0) + (Self.value(samples, "folla_db_backends", ["state": "active"]) ?? 0) >= 1)
+        #expect((Self.value(samples, "folla_checkins_total", ["outcome": "founded"]) ?? 0) == 1)
+        #expect((Self.value(samples, "folla_checkins_total", ["outcome": "joined"]) ?? 0) == 2)
+        #expect(await server.stop() == 0)
+    }
+}
