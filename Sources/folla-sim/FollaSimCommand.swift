@@ -77,6 +77,7 @@ struct FollaSimCommand: AsyncParsableCommand {
                 try await s.createVenues(scenario, http: http)
             }
             let population = Population(scenario)
+            let before = await FollaClient(http: http, phones: []).serverCounts()
             let runner = LoadRunner(client: FollaClient(http: http, phones: population.phones),
                                     truth: GroundTruth(rule: rule))
             let (ended, elapsed) = await runner.run(population) { p in
@@ -89,12 +90,18 @@ struct FollaSimCommand: AsyncParsableCommand {
             let client = FollaClient(http: http, phones: ended.phones)
             // Let in-flight pings settle, and the server's groups cache (1 s by default) expire.
             if verify { try await Task.sleep(for: .milliseconds(1600)) }
+            // The server's own account of the run, before the verification's queries.
+            if let before, let after = await client.serverCounts() {
+                summary.server = after.since(before)
+            }
             let groups = try await SimVerify.serverGroups(scenario, client: client)
             summary.groupsSample = SimVerify.mapPoints(groups)
             if verify {
                 let v = SimVerify.compare(scenario, groups: groups, truth: runner.truth, at: elapsed, k: minGroupSize)
                 summary.verification = v.rows.map { .init(hotspot: $0.hotspot, expected: $0.expected, uncertain: $0.uncertain, server: $0.server, ok: $0.ok) }
                 summary.verified = v.passed
+                // Every answer the simulator received was counted by the server.
+                if let counted = summary.server?.totalRequests, counted < Double(summary.answered) { summary.verified = false }
                 summary.privacyCost = PrivacyCost.measure(groups: Array(groups.values.joined()), truth: runner.truth, at: elapsed)
                 if let server {
                     let check = server.check()

@@ -88,6 +88,12 @@ public struct FollaClient: Sendable {
         return (response.status, response.headers.first(name: "ETag"))
     }
 
+    /// The server's request and check-in counters (`GET /metrics`); nil when it has none.
+    public func serverCounts() async -> ServerCounts? {
+        guard let response = try? await http.execute(.GET, "/metrics"), response.status == 200 else { return nil }
+        return ServerCounts(exposition: String(buffer: response.body))
+    }
+
     /// The groups the server reports around a point (up to 1000), as decoded JSON objects.
     public func groups(around centre: Coordinate, radius: Double) async throws -> [[String: Any]] {
         let response = try await http.execute(

@@ -56,6 +56,10 @@ public struct RunSummary: Codable, Sendable {
     public var follaCheck: String?
     public var latencyPercentiles: [[Double]]
     public var groupsSample: [[Double]]
+    /// What the server's `/metrics` counted during the run (when it serves them).
+    public var server: ServerCounts?
+    /// Requests that got an HTTP answer (whatever its status).
+    public var answered: Int { endpoints.reduce(0) { $0 + $1.statuses.values.reduce(0, +) } }
     /// What the privacy policy cost honest people in this run (with --verify).
     public var privacyCost: PrivacyCost?
 
@@ -108,6 +112,14 @@ public struct RunSummary: Codable, Sendable {
                     + "  server \(c.server)  " + (c.ok ? "ok" : "MISMATCH") + "\n"
             }
             out += (verified == true ? "verification passed\n" : "verification FAILED\n")
+        }
+        if let server {
+            out += String(format: "server's /metrics: %.0f requests answered (the simulator received %d answers)", server.totalRequests, answered)
+            out += "; check-ins " + server.checkIns.sorted { $0.key < $1.key }.map { "\($0.key) \(Int($0.value))" }.joined(separator: ", ")
+            if !server.refusals.isEmpty {
+                out += "; refusals " + server.refusals.sorted { $0.key < $1.key }.map { "\($0.key) \(Int($0.value))" }.joined(separator: ", ")
+            }
+            out += "\n"
         }
         if let follaCheck { out += "folla check: \(follaCheck)\n" }
         if let privacyCost { out += privacyCost.line + "\n" }
