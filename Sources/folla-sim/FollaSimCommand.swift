@@ -94,9 +94,18 @@ struct FollaSimCommand: AsyncParsableCommand {
             if let before, let after = await client.serverCounts() {
                 summary.server = after.since(before)
             }
-            let groups = try await SimVerify.serverGroups(scenario, client: client)
+            // A server that no longer answers still gets its report (and a failed verification).
+            let groups: [String: [[String: Any]]]
+            do {
+                groups = try await SimVerify.serverGroups(scenario, client: client)
+            } catch {
+                FileHandle.standardError.write(Data("could not read the server's groups after the run: \(error)\n".utf8))
+                groups = [:]
+                summary.errors["after the run: \(error)", default: 0] += 1
+                if verify { summary.verified = false }
+            }
             summary.groupsSample = SimVerify.mapPoints(groups)
-            if verify {
+            if verify && !groups.isEmpty {
                 let v = SimVerify.compare(scenario, groups: groups, truth: runner.truth, at: elapsed, k: minGroupSize)
                 summary.verification = v.rows.map { .init(hotspot: $0.hotspot, expected: $0.expected, uncertain: $0.uncertain, server: $0.server, ok: $0.ok) }
                 summary.verified = v.passed

@@ -74,4 +74,21 @@ import Testing
             try await impatient.shutdown()
         }
     }
+
+    /// A second shutdown (the simulator's error path after its normal one) returns at once;
+    /// it used to submit to the stopped loop and wait for good: a 100 000-phone run that
+    /// ended with unexpected answers never exited.
+    @Test(.timeLimit(.minutes(1))) func shuttingDownTwiceReturns() async throws {
+        let router = Router()
+        router.get("fast") { _, _ -> String in "ok" }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let http = try LeanHTTPClient(base: "http://127.0.0.1:\(port)", connections: 2)
+            #expect(try await http.execute(.GET, "/fast").status == 200)
+            try await http.shutdown()
+            try await http.shutdown()
+            await #expect(throws: LeanHTTPClient.Failure.self) { try await http.execute(.GET, "/fast") }
+        }
+    }
 }

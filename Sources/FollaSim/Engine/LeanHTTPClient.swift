@@ -12,7 +12,9 @@ import Synchronization
 /// removing timed-out requests from its queue by linear search (a 40 000-phone run played
 /// 106 s in 7 minutes). Here every bit of state lives on one event loop (no locks), the
 /// queue is a ring buffer, and a request that waited past the timeout is failed when it
-/// reaches the head of the queue: O(1) per request whatever the backlog.
+/// reaches the head of the queue: O(1) per request whatever the backlog. One timer, set for
+/// the head's deadline, makes sure that happens on time even when nothing else moves (a
+/// server that stopped answering), not only at the next answer or closed connection.
 public final class LeanHTTPClient: @unchecked Sendable {
     public struct Response: Sendable {
         public var status: Int
@@ -55,6 +57,8 @@ public final class LeanHTTPClient: @unchecked Sendable {
     private var open = 0
     private var connecting = 0
     private var shutDown = false
+    /// Fires when the head of the queue has waited too long (set while the queue is not empty).
+    private var expiry: Scheduled<Void>?
     /// Read off the loop by `execute`: a request after shutdown fails at once (the loop
     /// would drop it, and its caller would wait for ever).
     private let stopped = Atomic<Bool>(false)
@@ -94,9 +98,12 @@ public final class LeanHTTPClient: @unchecked Sendable {
 
     /// Closes every connection and stops the event loop.
     public func shutdown() async throws {
-        stopped.store(true, ordering: .releasing)
+        // Once only: a second call would submit to a loop already gone, and wait for good.
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         try await loop.submit {
             self.shutDown = true
+            self.expiry?.cancel()
+            self.expiry = nil
             while let p = self.queue.popFirst() { p.promise.fail(Failure(description: "client shut down")) }
             for connection in self.connections.values {
                 connection.current.map { $0.promise.fail(Failure(description: "client shut down")) }
@@ -126,6 +133,12 @@ public final class LeanHTTPClient: @unchecked Sendable {
         }
         let wanted = min(queue.count, maxConnections - open - connecting)
         for _ in 0..<max(0, wanted) { connect() }
+        if expiry == nil, !shutDown, let first = queue.first {
+            expiry = loop.scheduleTask(deadline: first.enqueued + timeout + .milliseconds(1)) {
+                self.expiry = nil
+                self.dispatch()
+            }
+        }
     }
 
     private func connect() {
