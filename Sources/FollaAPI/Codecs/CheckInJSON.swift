@@ -8,7 +8,7 @@ enum CheckInJSON {
     static func encode(_ a: CheckInAnswer, privacy: PrivacyPolicy) -> String {
         var w = JSONWriter(capacity: 320)
         w.object { o in
-            o.member("checked_in_at") { $0.string(iso8601(a.at)) }
+            o.member("checked_in_at") { $0.date(a.at) }
             o.member("counted") { $0.bool(a.counted) }
             if let r = a.detail {
                 o.member("distance_m") { $0.number((r.distanceToAnchor * 100).rounded() / 100) }
@@ -29,10 +29,6 @@ enum CheckInJSON {
             }
         }
         return w.text
-    }
-
-    static func iso8601(_ date: Date) -> String {
-        date.iso8601(milliseconds: true)
     }
 }
 

@@ -27,13 +27,13 @@ enum GroupsXML {
         w.element("bearing_deg", "\(g.bearingDeg)")
         w.element("people", "\(g.people)")
         stats(g.stats, into: &w)
-        w.element("last_activity", iso8601(g.lastActivity))
+        w.element("last_activity", g.lastActivity.iso8601())
         w.element("message_count", "\(g.messageCount)")
         w.open("messages")
         for m in g.messages {
             w.open("message", [("id", "\(m.id)")] + (m.placeId.map { [("place_id", "\($0)")] } ?? []))
             w.element("text", m.text)
-            w.element("created_at", iso8601(m.createdAt))
+            w.element("created_at", m.createdAt.iso8601())
             w.close("message")
         }
         w.close("messages")
@@ -59,5 +59,4 @@ enum GroupsXML {
         w.close("stats")
     }
 
-    static func iso8601(_ d: Date) -> String { d.iso8601() }
 }

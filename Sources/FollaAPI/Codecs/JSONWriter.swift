@@ -29,6 +29,7 @@ struct JSONWriter {
     mutating func integer(orNull i: Int64?) { if let i { integer(i) } else { null() } }
     mutating func bool(_ b: Bool) { append(b ? "true" : "false") }
     mutating func null() { append("null") }
+    /// The one timestamp format of every answer: RFC 3339 in UTC, whole seconds.
     mutating func date(_ d: Date) {
         bytes.append(UInt8(ascii: "\""))
         append(d.iso8601())
