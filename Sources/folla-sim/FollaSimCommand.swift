@@ -77,7 +77,8 @@ struct FollaSimCommand: AsyncParsableCommand {
                 try await s.createVenues(scenario, http: http)
             }
             let population = Population(scenario)
-            let before = await FollaClient(http: http, phones: []).serverCounts()
+            let operatorToken = target != nil ? adminToken : server?.adminToken
+            let before = await FollaClient(http: http, phones: []).serverCounts(adminToken: operatorToken)
             let runner = LoadRunner(client: FollaClient(http: http, phones: population.phones),
                                     truth: GroundTruth(rule: rule))
             let (ended, elapsed) = await runner.run(population) { p in
@@ -91,7 +92,7 @@ struct FollaSimCommand: AsyncParsableCommand {
             // Let in-flight pings settle, and the server's groups cache (1 s by default) expire.
             if verify { try await Task.sleep(for: .milliseconds(1600)) }
             // The server's own account of the run, before the verification's queries.
-            if let before, let after = await client.serverCounts() {
+            if let before, let after = await client.serverCounts(adminToken: operatorToken) {
                 summary.server = after.since(before)
             }
             // A server that no longer answers still gets its report (and a failed verification).

@@ -97,6 +97,9 @@ struct Serve: AsyncParsableCommand {
     var logClientAddress = false
 
     func run() async throws {
+        // Before anything creates a counter (the caches do, in AppDependencies.init): a
+        // counter made earlier stays on swift-metrics' no-op handler for good.
+        let metrics = ServerMetrics.shared
         try database.validateLogFormat()
         let logger = database.makeLogger("folla")
         var policy = CheckInPolicy.default
@@ -178,7 +181,7 @@ struct Serve: AsyncParsableCommand {
             adminToken: adminToken ?? env("FOLLA_ADMIN_TOKEN"),
             wallCacheSeconds: wallCache, groupsCache: .milliseconds(groupsCache))
         deps.cors = cors
-        deps.metrics = ServerMetrics.shared
+        deps.metrics = metrics
         deps.logClientAddress = logClientAddress || env("FOLLA_LOG_CLIENT_ADDRESS") == "1"
         let app = Application(
             router: buildRouter(deps),

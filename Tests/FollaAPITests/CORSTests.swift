@@ -39,11 +39,21 @@ import Testing
 
     @Test func writesAndAdminRoutesAreNeverShared() async throws {
         try await AppFixture.run { f in
-            let write = try await f.client.execute(
-                uri: "/v1/checkins", method: .post, headers: [.origin: Self.origin, .contentType: "application/json"],
-                body: ByteBuffer(string: #"{"device_id":"\#(udidA)","lat":44.4938,"lon":11.343}"#))
-            #expect(write.status == .ok)
-            #expect(write.headers[.accessControlAllowOrigin] == nil)
+            // A form post from a page on another site needs no preflight: refused, not written.
+            for (origin, type, body) in [
+                (Self.origin, "application/json", #"{"device_id":"\#(udidA)","lat":44.4938,"lon":11.343}"#),
+                ("https://evil.example.com", "application/x-www-form-urlencoded", "device_id=\(udidA)&lat=44.4938&lon=11.343"),
+            ] {
+                let write = try await f.client.execute(
+                    uri: "/v1/checkins", method: .post, headers: [.origin: origin, .contentType: type], body: ByteBuffer(string: body))
+                #expect(write.status == .forbidden, "\(origin)")
+                #expect(write.headers[.accessControlAllowOrigin] == nil)
+                #expect(String(buffer: write.body).contains("cross-origin-write"))
+            }
+            #expect(try await f.rowCounts() == [0, 0, 0])
+            // An app sends no Origin.
+            let app = try await f.post("/v1/checkins", #"{"device_id":"\#(udidA)","lat":44.4938,"lon":11.343}"#)
+            #expect(app.status == .ok)
             let writePreflight = try await preflight(f, "/v1/checkins", method: "POST")
             #expect(writePreflight.headers[.accessControlAllowOrigin] == nil)
             #expect(writePreflight.status == .methodNotAllowed)

@@ -49,7 +49,9 @@ import Testing
             #expect(try await f.client.execute(uri: "/v1/devices/\(device)", method: .delete).status == .noContent)
             #expect(try await f.client.execute(uri: "/v1/no-such-thing", method: .get).status == .notFound)
 
-            let scrape = try await f.client.execute(uri: "/metrics", method: .get)
+            // Operators only: the counters move with single check-ins.
+            #expect(try await f.client.execute(uri: "/metrics", method: .get).status == .unauthorized)
+            let scrape = try await f.client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer \(adminToken)"])
             #expect(scrape.status == .ok)
             #expect(scrape.headers[.contentType]?.hasPrefix("text/plain; version=0.0.4") == true)
             let text = String(buffer: scrape.body)
@@ -75,7 +77,7 @@ import Testing
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("folla-metrics-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try ServerProcess(["--data-dir", dir, "--sweep-interval", "0.2", "--establish-after", "0",
-                                        "--establish-pings", "1", "--new-devices-per-network", "0"])
+                                        "--establish-pings", "1", "--new-devices-per-network", "0", "--admin-token", adminToken])
         defer { Task { await server.stop() } }
         let port = try await server.port()
         for n in 0..<3 {
@@ -84,19 +86,34 @@ import Testing
                 json: #"{"device_id":"\#(String(format: "%040x", 77 + n))","lat":44.4938,"lon":11.343}"#)
             #expect(answer.status == 200)
         }
+        // A page of the server's own origin may write; another origin's may not.
+        let own = try await CurlAnswer.fetch("http://127.0.0.1:\(port)/v1/checkins", method: "POST",
+                                             json: #"{"device_id":"\#(String(format: "%040x", 99))","lat":44.4938,"lon":11.343}"#,
+                                             headers: ["Origin: http://127.0.0.1:\(port)"])
+        #expect(own.status == 200)
+        let foreign = try await CurlAnswer.fetch("http://127.0.0.1:\(port)/v1/checkins", method: "POST",
+                                                 json: #"{"device_id":"\#(String(format: "%040x", 98))","lat":44.4938,"lon":11.343}"#,
+                                                 headers: ["Origin: https://evil.example.com"])
+        #expect(foreign.status == 403)
+        let groups = try await CurlAnswer.fetch("http://127.0.0.1:\(port)/v1/groups?lat=44.4938&lon=11.343")
+        #expect(groups.status == 200)
         var samples: [Sample] = []
         for _ in 0..<50 {
             try await Task.sleep(for: .milliseconds(200))
-            let run = try await ExternalProcess.run("/usr/bin/curl", ["-s", "http://127.0.0.1:\(port)/metrics"], deadline: 10)
+            let run = try await ExternalProcess.run(
+                "/usr/bin/curl", ["-s", "-H", "Authorization: Bearer \(adminToken)", "http://127.0.0.1:\(port)/metrics"], deadline: 10)
             samples = try await Self.parse(run.output)
-            if (Self.value(samples, "folla_live_devices") ?? 0) >= 3 { break }
+            if (Self.value(samples, "folla_live_devices") ?? 0) >= 4 { break }
         }
-        #expect(Self.value(samples, "folla_live_devices") == 3)
+        #expect(Self.value(samples, "folla_live_devices") == 4)
         #expect(Self.value(samples, "folla_live_places") == 1)
         #expect((Self.value(samples, "folla_sweeps_total") ?? 0) >= 1)
         #expect((Self.value(samples, "folla_db_backends", ["state": "idle"]) ?? 0) + (Self.value(samples, "folla_db_backends", ["state": "active"]) ?? 0) >= 1)
         #expect((Self.value(samples, "folla_checkins_total", ["outcome": "founded"]) ?? 0) == 1)
-        #expect((Self.value(samples, "folla_checkins_total", ["outcome": "joined"]) ?? 0) == 2)
+        #expect((Self.value(samples, "folla_checkins_total", ["outcome": "joined"]) ?? 0) == 3)
+        #expect((Self.value(samples, "folla_refusals_total") ?? 0) == 0)
+        // The groups cache's counters exist (made before the metrics were set up, they would not).
+        #expect((Self.value(samples, "folla_cache_lookups_total", ["cache": "groups", "result": "miss"]) ?? 0) >= 1)
         #expect(await server.stop() == 0)
     }
 }

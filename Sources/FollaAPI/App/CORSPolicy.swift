@@ -27,7 +27,8 @@ public struct CORSPolicy: Sendable, Equatable {
         default:
             var set: Set<String> = []
             for part in trimmed.split(separator: ",") {
-                let origin = part.trimmingCharacters(in: .whitespaces)
+                // Browsers send scheme and host in lower case.
+                let origin = part.trimmingCharacters(in: .whitespaces).lowercased()
                 guard Self.isOrigin(origin) else { throw CORSPolicyError(entry: origin) }
                 set.insert(origin)
             }

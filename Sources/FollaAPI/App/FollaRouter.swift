@@ -9,15 +9,14 @@ public func buildRouter(_ deps: AppDependencies) -> Router<FollaRequestContext> 
     let router = Router(context: FollaRequestContext.self, options: .autoGenerateHeadEndpoints)
     let known = KnownRoutes()
     router.add(middleware: RequestIDMiddleware())
-    if let metrics = deps.metrics {
-        router.add(middleware: MetricsMiddleware())
-        MetricsRoute(metrics: metrics).register(on: router)
-    }
+    if deps.metrics != nil { router.add(middleware: MetricsMiddleware()) }
     router.add(middleware: AccessLogMiddleware(includeClientAddress: deps.logClientAddress))
     router.add(middleware: PublicCORSMiddleware(policy: deps.cors, routes: known))
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: MethodNotAllowedMiddleware(routes: known))
     HealthRoutes(readiness: deps.readiness).register(on: router)
+    // (Routes see only the middleware added before them.)
+    if let metrics = deps.metrics { MetricsRoute(metrics: metrics, auth: AdminAuth(token: deps.adminToken)).register(on: router) }
     // Everything that reads or writes the database answers 503 at once during an outage.
     let stored = router.group().add(middleware: DatabaseGate(monitor: deps.database))
         .add(middleware: IdempotencyMiddleware(store: deps.idempotency, clock: deps.clock, maxBodyBytes: deps.limits.maxBodyBytes))

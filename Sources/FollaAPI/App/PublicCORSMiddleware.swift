@@ -27,7 +27,17 @@ struct PublicCORSMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let origin = request.headers[.origin], policy.allows(origin), isPublicRead(request) else {
+        guard let origin = request.headers[.origin] else { return try await next(request, context) }
+        // Withholding CORS headers only stops a page from reading an answer: a form post
+        // from another site (no preflight) would still be carried out, from the visitor's
+        // network and budget. Writes from a page on another origin are refused outright
+        // (apps send no Origin; the server's own pages are its origin).
+        if !Self.isSafe(request.method), !Self.isSameOrigin(origin, host: request.head.authority) {
+            // Answered here: this middleware sits outside the one that renders problems.
+            return Problem(.forbidden, type: "cross-origin-write", title: "Cross-origin write refused",
+                           detail: "writes are not accepted from pages on another origin (\(origin))").response()
+        }
+        guard policy.allows(origin), isPublicRead(request) else {
             return try await next(request, context)
         }
         var response = try await cors.handle(request, context: context, next: next)
@@ -39,9 +49,19 @@ struct PublicCORSMiddleware<Context: RequestContext>: RouterMiddleware {
 
     static var exposed: String { "ETag, Retry-After, X-Request-Id" }
 
+    static func isSafe(_ method: HTTPRequest.Method) -> Bool {
+        method == .get || method == .head || method == .options
+    }
+
+    /// Whether `origin` (`scheme://host[:port]`) names the host the request was sent to.
+    static func isSameOrigin(_ origin: String, host: String?) -> Bool {
+        guard let host, let range = origin.range(of: "://") else { return false }
+        return origin[range.upperBound...].lowercased() == host.lowercased()
+    }
+
     private func isPublicRead(_ request: Request) -> Bool {
         let path = request.uri.path
-        guard !(path == "/v1/admin" || path.hasPrefix("/v1/admin/")) else { return false }
+        guard !(path == "/v1/admin" || path.hasPrefix("/v1/admin/") || path == "/metrics") else { return false }
         switch request.method {
         case .get, .head, .options: return routes.methods(for: path).contains(.get)
         default: return false

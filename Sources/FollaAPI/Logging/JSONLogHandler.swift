@@ -67,9 +67,10 @@ public struct JSONLogHandler: LogHandler {
         }
     }
 
-    /// Writes a line to standard error in one write, so that lines from several threads do
-    /// not interleave.
+    /// Writes a line to standard error (one call per line). A failed write (a full disk, a
+    /// closed or non-blocking pipe) loses the line rather than the process: `write(_:)`
+    /// would trap on it.
     public static let standardError: @Sendable ([UInt8]) -> Void = { line in
-        FileHandle.standardError.write(Data(line))
+        try? FileHandle.standardError.write(contentsOf: line)
     }
 }

@@ -2,12 +2,19 @@ import Hummingbird
 import NIOCore
 
 /// `GET /metrics`: the Prometheus scrape (no database needed, so it answers during an outage).
+///
+/// Operator-only, behind the admin bearer token (Prometheus sends it with
+/// `authorization: {credentials: …}`): the counters move with single check-ins, so a public
+/// scrape before and after a probe ping would tell whether someone stands within the join
+/// radius of it (joined rather than founded), which the check-in answer itself withholds.
 struct MetricsRoute {
     let metrics: ServerMetrics
+    let auth: AdminAuth
 
     func register(on router: Router<FollaRequestContext>) {
-        router.get("metrics") { _, _ in
-            Response(
+        router.get("metrics") { request, _ in
+            try auth.require(request)
+            return Response(
                 status: .ok,
                 headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
                 body: .init(byteBuffer: ByteBuffer(bytes: metrics.render())))

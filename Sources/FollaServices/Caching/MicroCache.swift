@@ -44,7 +44,9 @@ actor MicroCache<Key: Hashable & Sendable, Value: Sendable> {
         let load = self.load
         let task = Task { try await load(key) }
         entries[key] = Entry(expires: now.advanced(by: period), task: task)
-        if entries.count > 10_000 { entries = entries.filter { $0.value.expires > now } }
+        // Expired entries go once there are more than a thousand: what stays is bounded by the
+        // keys asked for within one period.
+        if entries.count > 1_000 { entries = entries.filter { $0.value.expires > now } }
         do {
             return try await FirstResult.value(of: task)
         } catch {

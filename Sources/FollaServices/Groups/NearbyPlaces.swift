@@ -31,14 +31,16 @@ struct NearbyPlaces: Sendable {
 
     let reads: PlaceReads
     let tileMetres: Double
-    /// Radii beyond this are read directly (a superset that large would cost more than it saves).
+    /// Radii beyond this are read directly: a superset that large would cost more than it
+    /// saves, and a cache of kilometre-wide tiles with their messages, one per 50 m of
+    /// centres, would let a client fill the memory.
     let largestCachedRadius: Double
     private let cache: MicroCache<Tile, Snapshot>?
 
     /// - Parameters:
     ///   - period: how stale an answer may be; zero reads the database every time.
     ///   - tileMetres: the side of a tile.
-    init(reads: PlaceReads, period: Duration, tileMetres: Double = 50, largestCachedRadius: Double = 5_000) {
+    init(reads: PlaceReads, period: Duration, tileMetres: Double = 50, largestCachedRadius: Double = 1_000) {
         self.reads = reads
         self.tileMetres = tileMetres
         self.largestCachedRadius = largestCachedRadius

@@ -88,9 +88,13 @@ public struct FollaClient: Sendable {
         return (response.status, response.headers.first(name: "ETag"))
     }
 
-    /// The server's request and check-in counters (`GET /metrics`); nil when it has none.
-    public func serverCounts() async -> ServerCounts? {
-        guard let response = try? await http.execute(.GET, "/metrics"), response.status == 200 else { return nil }
+    /// The server's request and check-in counters (`GET /metrics`, behind the admin token);
+    /// nil without the token or when the server has none.
+    public func serverCounts(adminToken: String?) async -> ServerCounts? {
+        guard let adminToken,
+              let response = try? await http.execute(.GET, "/metrics", headers: [("Authorization", "Bearer \(adminToken)")]),
+              response.status == 200
+        else { return nil }
         return ServerCounts(exposition: String(buffer: response.body))
     }
 
