@@ -85,6 +85,8 @@ import Testing
             let otherRead = try await f.client.execute(uri: "/v1/groups?lat=44.4938&lon=11.343", method: .get,
                                                        headers: [.origin: "https://evil.example.com"])
             #expect(otherRead.status == .ok && otherRead.headers[.accessControlAllowOrigin] == nil)
+            // The answer depends on the Origin: shared caches must keep them apart.
+            #expect((otherRead.headers[.vary] ?? "").contains("Origin"))
         }
         try await AppFixture.run(cors: CORSPolicy(origins: .none)) { f in
             let pre = try await preflight(f, "/v1/groups")

@@ -48,6 +48,14 @@ import Testing
             #expect(try await f.client.execute(uri: "/v1/groups?lat=44.4938&lon=11.343", method: .get).status == .ok)
             #expect(try await f.client.execute(uri: "/v1/devices/\(device)", method: .delete).status == .noContent)
             #expect(try await f.client.execute(uri: "/v1/no-such-thing", method: .get).status == .notFound)
+            // The original app's route words its own refusal: counted all the same.
+            let legacyDevice = "abad1dea00abad1dea00abad1dea00abad1dea01"
+            #expect(try await f.post("/sendData.php", "udid=\(legacyDevice)&latitude=44.4938&longitude=11.343&message=",
+                                     contentType: "application/x-www-form-urlencoded").status == .ok)
+            let before = try await Self.parse(String(buffer: try await f.client.execute(
+                uri: "/metrics", method: .get, headers: [.authorization: "Bearer \(adminToken)"]).body))
+            #expect(try await f.post("/sendData.php", "udid=\(legacyDevice)&latitude=-33.86&longitude=151.2&message=",
+                                     contentType: "application/x-www-form-urlencoded").status == .unprocessableContent)
 
             // Operators only: the counters move with single check-ins.
             #expect(try await f.client.execute(uri: "/metrics", method: .get).status == .unauthorized)
@@ -63,7 +71,8 @@ import Testing
             #expect(Self.value(samples, "folla_http_request_duration_seconds_bucket", ["route": "/v1/groups", "le": "+Inf"]) != nil)
             #expect((Self.value(samples, "folla_checkins_total", ["outcome": "founded"]) ?? 0)
                     + (Self.value(samples, "folla_checkins_total", ["outcome": "joined"]) ?? 0) >= 1)
-            #expect((Self.value(samples, "folla_refusals_total", ["reason": "teleport"]) ?? 0) >= 1)
+            #expect((Self.value(samples, "folla_refusals_total", ["reason": "teleport"]) ?? 0)
+                    >= (Self.value(before, "folla_refusals_total", ["reason": "teleport"]) ?? 0) + 1)
 
             // Routes are patterns, and nothing a request carried reaches a label.
             let labelValues = samples.flatMap { $0.labels.values }

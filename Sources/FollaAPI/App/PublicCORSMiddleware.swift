@@ -38,7 +38,11 @@ struct PublicCORSMiddleware<Context: RequestContext>: RouterMiddleware {
                            detail: "writes are not accepted from pages on another origin (\(origin))").response()
         }
         guard policy.allows(origin), isPublicRead(request) else {
-            return try await next(request, context)
+            var response = try await next(request, context)
+            // With a list of origins the answer depends on the Origin: a shared cache must
+            // not hand this header-less answer to an allowed origin.
+            if case .only = policy.origins, isPublicRead(request) { response.headers[values: .vary].append("Origin") }
+            return response
         }
         var response = try await cors.handle(request, context: context, next: next)
         // Hummingbird sends Access-Control-Expose-Headers on the preflight only, where

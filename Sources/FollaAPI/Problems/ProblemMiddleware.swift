@@ -3,7 +3,6 @@ import FollaServices
 import Hummingbird
 import Logging
 import FollaStore
-import Metrics
 import NIOHTTP1
 
 /// Turns every error escaping a handler into a problem response, so a client never sees
@@ -19,10 +18,10 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as FieldError {
             return Problem.invalid(error).response()
         } catch let refusal as CheckInRefusal {
-            Self.countRefusal(refusal.metricReason)
+            RefusalMetrics.count(refusal)
             return Problem.refused(refusal).response()
         } catch let limited as RateLimited {
-            Self.countRefusal("rate_limited_\(limited.what)")
+            RefusalMetrics.count(limited)
             return Problem.rateLimited(limited).response()
         } catch let outage as DatabaseUnavailable {
             context.logger.debug("answered 503: the database is unavailable", metadata: ["reason": "\(outage.reason)"])
@@ -44,11 +43,6 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return Problem(.internalServerError, type: "internal", title: "Internal server error",
                            detail: "the server failed to answer; nothing was changed by this request unless it said so").response()
         }
-    }
-
-    /// Every refusal by a presence rule or a rate limit passes here: one counter for them all.
-    static func countRefusal(_ reason: String) {
-        Counter(label: "folla_refusals_total", dimensions: [("reason", reason)]).increment()
     }
 
     static func problem(for error: HTTPError) -> Problem {

@@ -54,13 +54,18 @@ public struct PresenceSweeper: Service {
         for (what, rows) in [("expired", expired), ("forgotten", forgotten), ("retired", retired)] where rows > 0 {
             Counter(label: "folla_swept_rows_total", dimensions: [("what", what)]).increment(by: rows)
         }
-        let live = try await presence.liveCounts()
-        Gauge(label: "folla_live_places").record(live.places)
-        Gauge(label: "folla_live_devices").record(live.devices)
-        Gauge(label: "folla_db_backends", dimensions: [("state", "active")]).record(live.activeBackends)
-        Gauge(label: "folla_db_backends", dimensions: [("state", "idle")]).record(live.idleBackends)
         if expired + forgotten + retired > 0 {
             logger.info("sweep", metadata: ["expired": "\(expired)", "forgotten": "\(forgotten)", "retired": "\(retired)"])
+        }
+        // After the sweep's own work and its log line: a failed count is only a stale gauge.
+        do {
+            let live = try await presence.liveCounts()
+            Gauge(label: "folla_live_places").record(live.places)
+            Gauge(label: "folla_live_devices").record(live.devices)
+            Gauge(label: "folla_db_backends", dimensions: [("state", "active")]).record(live.activeBackends)
+            Gauge(label: "folla_db_backends", dimensions: [("state", "idle")]).record(live.idleBackends)
+        } catch {
+            logger.debug("live counts for the metrics failed", metadata: ["error": "\(error)"])
         }
     }
 }
