@@ -135,10 +135,7 @@ struct Serve: AsyncParsableCommand {
         let affordable = max(16, min(10_000, descriptors - connections - 64))
         limits.maxConnections = try Setting("max-connections").integer(maxConnections, default: affordable, in: 1...1_000_000)
         try database.validateLogLevel()
-        let cors: CORSPolicy
-        do { cors = try CORSPolicy(parsing: corsOrigins ?? env("FOLLA_CORS_ORIGINS") ?? "*") } catch {
-            throw ValidationError("\(corsOrigins == nil ? "FOLLA_CORS_ORIGINS" : "--cors-origins"): \(error)")
-        }
+        let cors = try Setting("cors-origins").parsed(corsOrigins, default: "*") { try CORSPolicy(parsing: $0) }
         let keyer = try DeviceKeyer(secret: database.resolvedSecret())
         let migrator = try Migrator.bundled()
 

@@ -32,6 +32,12 @@ struct Setting {
         return v
     }
 
+    /// A value `parse` accepts (its error is the message, after the flag's or variable's name).
+    func parsed<T>(_ value: String?, default fallback: String, _ parse: (String) throws -> T) throws -> T {
+        let (raw, source) = try pick(value, fallback: fallback)
+        do { return try parse(raw) } catch { throw ValidationError("\(source): \(error)") }
+    }
+
     /// The flag's text, else the variable's, else the default, with where it came from.
     private func pick(_ value: String?, fallback: String) throws -> (String, String) {
         if let value { return (value, "--\(flag)") }

@@ -31,6 +31,8 @@ struct AppFixture: Sendable {
             defer { watching.cancel() }
             while !monitor.isAvailable { try await Task.sleep(for: .milliseconds(10)) }
             let clock = ManualClock()
+            // Set up before the services make their counters (as `serve` does).
+            let serverMetrics = metrics ? ServerMetrics.shared : nil
             let presence = PresenceStore(pool: DatabasePool(db), keyer: try DeviceKeyer(secret: "api-test-secret-0123456789"), logger: TestCluster.logger)
             var configured = AppDependencies(
                 presence: presence,
@@ -41,7 +43,7 @@ struct AppFixture: Sendable {
             configured.wallStreamDuration = .milliseconds(1500)
             configured.wallStreamInterval = .milliseconds(100)
             configured.cors = cors
-            if metrics { configured.metrics = ServerMetrics.shared }
+            configured.metrics = serverMetrics
             let deps = configured
             let app = Application(router: buildRouter(deps), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                                   logger: TestCluster.logger)

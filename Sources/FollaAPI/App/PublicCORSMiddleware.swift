@@ -37,11 +37,12 @@ struct PublicCORSMiddleware<Context: RequestContext>: RouterMiddleware {
             return Problem(.forbidden, type: "cross-origin-write", title: "Cross-origin write refused",
                            detail: "writes are not accepted from pages on another origin (\(origin))").response()
         }
-        guard policy.allows(origin), isPublicRead(request) else {
+        let publicRead = isPublicRead(request)
+        guard policy.allows(origin), publicRead else {
             var response = try await next(request, context)
             // With a list of origins the answer depends on the Origin: a shared cache must
             // not hand this header-less answer to an allowed origin.
-            if case .only = policy.origins, isPublicRead(request) { response.headers[values: .vary].append("Origin") }
+            if case .only = policy.origins, publicRead { response.headers[values: .vary].append("Origin") }
             return response
         }
         var response = try await cors.handle(request, context: context, next: next)

@@ -18,10 +18,8 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as FieldError {
             return Problem.invalid(error).response()
         } catch let refusal as CheckInRefusal {
-            RefusalMetrics.count(refusal)
             return Problem.refused(refusal).response()
         } catch let limited as RateLimited {
-            RefusalMetrics.count(limited)
             return Problem.rateLimited(limited).response()
         } catch let outage as DatabaseUnavailable {
             context.logger.debug("answered 503: the database is unavailable", metadata: ["reason": "\(outage.reason)"])

@@ -33,7 +33,6 @@ struct LegacyRoutes {
             do {
                 _ = try await deps.checkIns.checkIn(checkIn, network: context.clientNetwork)
             } catch let refusal as CheckInRefusal {
-                RefusalMetrics.count(refusal)
                 throw Problem.refused(refusal, field: "latitude")
             }
             let groups = try await deps.groups.groups(for: query)

@@ -1,7 +1,6 @@
 import FollaCore
 import FollaStore
 import Foundation
-import Metrics
 
 /// The one write path of people: check-ins (from `/v1/checkins` and the legacy
 /// `sendData.php`), messages and reports. Every rule a write must pass (message text rules,
@@ -17,6 +16,7 @@ public struct CheckInService: Sendable {
     public let reportLimiter: RateLimiter
     public let budgets: ClientBudgets
     public let clock: any WallClock
+    private let metrics = CheckInMetrics()
 
     public init(presence: PresenceStore, messages: MessageStore, privacy: PrivacyPolicy, messagePolicy: MessagePolicy,
                 messageLimiter: RateLimiter, reportLimiter: RateLimiter, budgets: ClientBudgets, clock: any WallClock) {
@@ -36,16 +36,18 @@ public struct CheckInService: Sendable {
     ///   - network: the client's network prefix (`FollaRequestContext.clientNetwork`), nil when unknown.
     /// - Throws: `FieldError` (a blocked word), `RateLimited`, `CheckInRefusal`.
     public func checkIn(_ request: CheckInRequest, network: String?) async throws -> CheckInAnswer {
-        let now = clock.now()
-        if let message = request.message {
-            try messagePolicy.check(message)
-            try messageLimiter.limit(request.device, at: now, what: "messages")
+        try await metrics.countingRefusals {
+            let now = clock.now()
+            if let message = request.message {
+                try messagePolicy.check(message)
+                try messageLimiter.limit(request.device, at: now, what: "messages")
+            }
+            let result = try await presence.checkIn(
+                request, at: now, network: network.map(presence.keyer.networkKey), establishment: privacy.establishment,
+                budgets: budgets)
+            metrics.record(result.outcome)
+            return privacy.answer(for: result)
         }
-        let result = try await presence.checkIn(
-            request, at: now, network: network.map(presence.keyer.networkKey), establishment: privacy.establishment,
-            budgets: budgets)
-        Counter(label: "folla_checkins_total", dimensions: [("outcome", result.outcome.rawValue)]).increment()
-        return privacy.answer(for: result)
     }
 
     /// Posts a message where the device is now; nil when it is in no place.
@@ -53,22 +55,26 @@ public struct CheckInService: Sendable {
     ///   - text: the validated text (`field` names it in errors).
     ///   - device: who posts; never stored with the message.
     public func post(_ text: MessageText, field: String = "text", by device: DeviceID) async throws -> Message? {
-        let now = clock.now()
-        try messagePolicy.check(text, field: field)
-        try messageLimiter.limit(device, at: now, what: "messages")
-        guard let posted = try await messages.post(text, by: device, at: now) else { return nil }
-        // The poster learns its place's id only when the place is public anyway.
-        return privacy.isOriginal ? posted : privacy.messages([posted], naming: []).first
+        try await metrics.countingRefusals {
+            let now = clock.now()
+            try messagePolicy.check(text, field: field)
+            try messageLimiter.limit(device, at: now, what: "messages")
+            guard let posted = try await messages.post(text, by: device, at: now) else { return nil }
+            // The poster learns its place's id only when the place is public anyway.
+            return privacy.isOriginal ? posted : privacy.messages([posted], naming: []).first
+        }
     }
 
     /// Reports a message for moderation; only established devices count toward the threshold.
     /// - Throws: `CheckInRefusal.notEstablished` for a device that does not count yet.
     public func report(_ messageID: Int64, by device: DeviceID) async throws -> MessageStore.ReportOutcome {
-        let now = clock.now()
-        try reportLimiter.limit(device, at: now, what: "reports")
-        let outcome = try await messages.report(messageID, by: device, threshold: messagePolicy.reportThreshold, at: now,
-                                                requireEstablished: !privacy.isOriginal)
-        if outcome == .untrusted { throw CheckInRefusal.notEstablished }
-        return outcome
+        try await metrics.countingRefusals {
+            let now = clock.now()
+            try reportLimiter.limit(device, at: now, what: "reports")
+            let outcome = try await messages.report(messageID, by: device, threshold: messagePolicy.reportThreshold, at: now,
+                                                    requireEstablished: !privacy.isOriginal)
+            if outcome == .untrusted { throw CheckInRefusal.notEstablished }
+            return outcome
+        }
     }
 }

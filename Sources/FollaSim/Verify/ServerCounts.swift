@@ -37,10 +37,13 @@ public struct ServerCounts: Codable, Sendable, Equatable {
 
     /// What was counted between `earlier` and this scrape.
     public func since(_ earlier: ServerCounts) -> ServerCounts {
+        func change(_ now: [String: Double], _ then: [String: Double]) -> [String: Double] {
+            now.merging(then.mapValues { -$0 }, uniquingKeysWith: +).filter { $0.value != 0 }
+        }
         var d = ServerCounts()
-        d.requests = requests.mapValues { $0 }.merging(earlier.requests.mapValues { -$0 }, uniquingKeysWith: +).filter { $0.value != 0 }
-        d.checkIns = checkIns.merging(earlier.checkIns.mapValues { -$0 }, uniquingKeysWith: +).filter { $0.value != 0 }
-        d.refusals = refusals.merging(earlier.refusals.mapValues { -$0 }, uniquingKeysWith: +).filter { $0.value != 0 }
+        d.requests = change(requests, earlier.requests)
+        d.checkIns = change(checkIns, earlier.checkIns)
+        d.refusals = change(refusals, earlier.refusals)
         return d
     }
 

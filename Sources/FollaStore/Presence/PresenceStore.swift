@@ -43,8 +43,7 @@ public struct PresenceStore: Sendable {
         do {
             return try await body()
         } catch {
-            // A statement run by `committed` fails inside its transaction's error.
-            let failure = (error as? PostgresTransactionError)?.closureError ?? error
+            let failure = PSQLError.statementError(error)
             guard let sql = failure as? PSQLError else { throw failure }
             guard let refusal = refusal(sqlState: sql.serverInfo?[.sqlState], detail: sql.serverInfo?[.detail]) else { throw failure }
             throw refusal
