@@ -66,6 +66,9 @@ struct Serve: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Seconds walls are cached in process and by screens (default 2). Env: FOLLA_WALL_CACHE_SECONDS")
     var wallCacheSeconds: Int?
 
+    @Option(parsing: .unconditional, help: "Longest life of one wall event stream, in seconds: screens reconnect with Last-Event-ID and miss nothing (default 300). Env: FOLLA_WALL_STREAM_SECONDS")
+    var wallStreamSeconds: Int?
+
     @Option(parsing: .unconditional, help: "Milliseconds a groups answer may lag behind the database: the queries of one ~50 m tile share one read (default 1000; 0 = none). Env: FOLLA_GROUPS_CACHE_MS")
     var groupsCacheMs: Int?
 
@@ -121,6 +124,7 @@ struct Serve: AsyncParsableCommand {
         let reportThreshold = try Setting("report-threshold").integer(self.reportThreshold, default: 3, in: 1...1000)
         let rate = try Setting("message-rate").integer(messageRate, default: 5, in: 1...1_000_000)
         let wallCache = try Setting("wall-cache-seconds").integer(wallCacheSeconds, default: 2, in: 0...3600)
+        let wallStream = try Setting("wall-stream-seconds").integer(wallStreamSeconds, default: 300, in: 1...86_400)
         let groupsCache = try Setting("groups-cache-ms").integer(groupsCacheMs, default: 1000, in: 0...60_000)
         let connections = try Setting("db-connections").integer(dbConnections, default: 20, in: 1...1000)
         let writers = try Setting("checkin-writers").integer(checkinWriters, default: 2, in: 1...max(1, connections - 1))
@@ -178,6 +182,7 @@ struct Serve: AsyncParsableCommand {
             adminToken: adminToken ?? env("FOLLA_ADMIN_TOKEN"),
             wallCacheSeconds: wallCache, groupsCache: .milliseconds(groupsCache))
         deps.cors = cors
+        deps.wallStreamDuration = .seconds(wallStream)
         deps.metrics = metrics
         deps.logClientAddress = logClientAddress || env("FOLLA_LOG_CLIENT_ADDRESS") == "1"
         let app = Application(

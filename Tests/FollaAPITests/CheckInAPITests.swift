@@ -115,12 +115,12 @@ import Testing
         }
     }
 
-    @Test func teleportIsA422AndChangesNothing() async throws {
+    @Test func teleportIsA409AndChangesNothing() async throws {
         try await AppFixture.run { f in
             #expect(try await f.post("/v1/checkins", #"{"device_id":"\#(udidA)","lat":44.4938,"lon":11.343}"#).status == .ok)
             f.clock.advance(by: 10)
             let r = try await f.post("/v1/checkins", #"{"device_id":"\#(udidA)","lat":45.4642,"lon":9.19,"message":"from Milan"}"#)
-            #expect(r.status == .unprocessableContent)
+            #expect(r.status == .conflict)
             // Neither speed nor distance: with someone's id, they would trilaterate them.
             let detail = try #require(try f.json(r)["detail"] as? String)
             #expect(detail.contains("not plausible") && !detail.contains(where: \.isNumber))

@@ -44,7 +44,7 @@ import Testing
             let device = "abad1dea00abad1dea00abad1dea00abad1dea00"
             #expect(try await f.post("/v1/checkins", #"{"device_id":"\#(device)","lat":44.4938,"lon":11.343}"#).status == .ok)
             // Across the world in no time: refused as a teleport.
-            #expect(try await f.post("/v1/checkins", #"{"device_id":"\#(device)","lat":-33.86,"lon":151.2}"#).status == .unprocessableContent)
+            #expect(try await f.post("/v1/checkins", #"{"device_id":"\#(device)","lat":-33.86,"lon":151.2}"#).status == .conflict)
             #expect(try await f.client.execute(uri: "/v1/groups?lat=44.4938&lon=11.343", method: .get).status == .ok)
             #expect(try await f.client.execute(uri: "/v1/devices/\(device)", method: .delete).status == .noContent)
             #expect(try await f.client.execute(uri: "/v1/no-such-thing", method: .get).status == .notFound)
@@ -55,7 +55,7 @@ import Testing
             let before = try await Self.parse(String(buffer: try await f.client.execute(
                 uri: "/metrics", method: .get, headers: [.authorization: "Bearer \(adminToken)"]).body))
             #expect(try await f.post("/sendData.php", "udid=\(legacyDevice)&latitude=-33.86&longitude=151.2&message=",
-                                     contentType: "application/x-www-form-urlencoded").status == .unprocessableContent)
+                                     contentType: "application/x-www-form-urlencoded").status == .conflict)
 
             // Operators only: the counters move with single check-ins.
             #expect(try await f.client.execute(uri: "/metrics", method: .get).status == .unauthorized)
@@ -66,7 +66,7 @@ import Testing
             let samples = try await Self.parse(text)
 
             #expect((Self.value(samples, "folla_http_requests_total", ["route": "/v1/groups", "method": "GET", "status": "200"]) ?? 0) >= 1)
-            #expect((Self.value(samples, "folla_http_requests_total", ["route": "/v1/checkins", "method": "POST", "status": "422"]) ?? 0) >= 1)
+            #expect((Self.value(samples, "folla_http_requests_total", ["route": "/v1/checkins", "method": "POST", "status": "409"]) ?? 0) >= 1)
             #expect((Self.value(samples, "folla_http_request_duration_seconds_count", ["route": "/v1/groups"]) ?? 0) >= 1)
             #expect(Self.value(samples, "folla_http_request_duration_seconds_bucket", ["route": "/v1/groups", "le": "+Inf"]) != nil)
             #expect((Self.value(samples, "folla_checkins_total", ["outcome": "founded"]) ?? 0)

@@ -16,17 +16,25 @@ public func buildRouter(_ deps: AppDependencies) -> Router<FollaRequestContext> 
     router.add(middleware: MethodNotAllowedMiddleware(routes: known))
     HealthRoutes(readiness: deps.readiness).register(on: router)
     // (Routes see only the middleware added before them.)
-    if let metrics = deps.metrics { MetricsRoute(metrics: metrics, auth: AdminAuth(token: deps.adminToken)).register(on: router) }
-    // Everything that reads or writes the database answers 503 at once during an outage.
-    let stored = router.group().add(middleware: DatabaseGate(monitor: deps.database))
-        .add(middleware: IdempotencyMiddleware(store: deps.idempotency, clock: deps.clock, maxBodyBytes: deps.limits.maxBodyBytes))
-    let v1 = stored.group("v1")
+    // Operators first: the token is checked before anything else can answer.
+    let admin = router.group().add(middleware: AdminAuth(token: deps.adminToken))
+    if let metrics = deps.metrics { MetricsRoute(metrics: metrics).register(on: admin) }
+    // Everything that reads or writes the database answers 503 at once during an outage,
+    // and writes may carry an Idempotency-Key.
+    func stored(_ group: RouterGroup<FollaRequestContext>) -> RouterGroup<FollaRequestContext> {
+        group.group().add(middleware: DatabaseGate(monitor: deps.database))
+            .add(middleware: IdempotencyMiddleware(store: deps.idempotency, clock: deps.clock, maxBodyBytes: deps.limits.maxBodyBytes))
+    }
+    let adminV1 = stored(admin).group("v1")
+    VenueAdminRoutes(deps: deps).register(on: adminV1)
+    ModerationRoutes(deps: deps).register(on: adminV1)
+    let open = stored(router.group())
+    let v1 = open.group("v1")
     CheckInRoutes(deps: deps).register(on: v1)
     GroupRoutes(deps: deps).register(on: v1)
     MessageRoutes(deps: deps).register(on: v1)
     WallRoutes(deps: deps).register(on: v1)
-    VenueAdminRoutes(deps: deps).register(on: v1)
-    LegacyRoutes(deps: deps).register(on: stored)
+    LegacyRoutes(deps: deps).register(on: open)
     WallPage(deps: deps).register(on: router)
     OpenAPIRoute().register(on: router)
     known.set(router.routes.map { ("\($0.path)", $0.method) })

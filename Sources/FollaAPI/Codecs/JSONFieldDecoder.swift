@@ -11,7 +11,7 @@ enum JSONFieldDecoder {
         try StrictJSON.require(data)
         do {
             let object = try JSONDecoder().decode([String: JSONScalar].self, from: data)
-            return Fields(object.mapValues(\.value))
+            return Fields(object.mapValues(\.value), source: .typed)
         } catch DecodingError.typeMismatch {
             throw Problem.malformed("the body must be a JSON object")
         } catch {

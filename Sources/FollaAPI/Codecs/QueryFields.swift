@@ -14,6 +14,6 @@ extension Request {
             }
             values[key] = .string(String(value))
         }
-        return Fields(values)
+        return Fields(values, source: .query)
     }
 }

@@ -5,8 +5,18 @@ import Hummingbird
 /// Bearer-token check for operator endpoints. The comparison takes the same time whatever
 /// the guess (HMAC both sides, then compare digests), so the token cannot be found byte by
 /// byte from response times.
-struct AdminAuth {
+///
+/// A middleware in front of every admin route, ahead of the database gate and the
+/// Idempotency-Key store: a caller without the token learns nothing else (not whether a key
+/// was used, nor whether the database is up), and no route can forget the check.
+struct AdminAuth: RouterMiddleware {
+    typealias Context = FollaRequestContext
     let token: String?
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        try require(request)
+        return try await next(request, context)
+    }
 
     func require(_ request: Request) throws(Problem) {
         guard let token, !token.isEmpty else {

@@ -40,7 +40,9 @@ public struct Problem: Error, Sendable {
     public static func refused(_ refusal: CheckInRefusal, field: String = "lat") -> Problem {
         switch refusal {
         case .teleport:
-            return Problem(.unprocessableContent, type: "implausible-movement", title: "Check-in refused",
+            // 409: the ping is well formed but conflicts with where the device last was
+            // (the same request from a device elsewhere is accepted).
+            return Problem(.conflict, type: "implausible-movement", title: "Check-in refused",
                            detail: refusal.description, field: field)
         case let .budget(retry):
             var p = Problem(.tooManyRequests, type: "network-budget", title: "Too many new devices from this network",

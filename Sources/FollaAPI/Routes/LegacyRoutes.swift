@@ -23,12 +23,12 @@ struct LegacyRoutes {
             renamed = renamed.filter { !["radius", "min", "max"].contains($0.key) }
             let checkIn: CheckInRequest
             do {
-                checkIn = try CheckInRequest(fields: Fields(renamed))
+                checkIn = try CheckInRequest(fields: Fields(renamed, source: form.source))
             } catch let error as FieldError {
                 throw FieldError(Self.legacyName(error.field), error.reason)
             }
             var query = GroupQuery(centre: checkIn.position)
-            try query.apply(Fields(search))
+            try query.apply(Fields(search, source: form.source))
             // The same write path as /v1/checkins: every message rule and limit applies.
             do {
                 _ = try await deps.checkIns.checkIn(checkIn, network: context.clientNetwork)

@@ -49,15 +49,6 @@ struct MessageRoutes {
             case .hidden: return JSONBody.response(.accepted, "{\"hidden\":true}", cache: "no-store")
             }
         }
-
-        for (action, hidden) in [("hide", true), ("unhide", false)] {
-            group.post("admin/messages/:message_id/\(action)") { request, context in
-                try AdminAuth(token: deps.adminToken).require(request)
-                let id = try Self.id(context, "message_id")
-                guard try await deps.messages.setHidden(id, hidden) else { throw Problem.notFound("no message \(id)") }
-                return JSONBody.response(.ok, "{\"id\":\(id),\"hidden\":\(hidden)}", cache: "no-store")
-            }
-        }
     }
 
     static func id(_ context: FollaRequestContext, _ name: String) throws -> Int64 {

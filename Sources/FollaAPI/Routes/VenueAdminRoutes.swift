@@ -4,13 +4,13 @@ import FollaStore
 import Foundation
 import Hummingbird
 
-/// Operators define venues: `POST /v1/admin/venues`, `PUT` / `DELETE /v1/admin/venues/{slug}`.
+/// Operators define venues: `POST /v1/admin/venues`, `PUT` / `DELETE /v1/admin/venues/{slug}`
+/// (registered behind `AdminAuth`).
 struct VenueAdminRoutes {
     let deps: AppDependencies
 
     func register(on group: RouterGroup<FollaRequestContext>) {
         group.post("admin/venues") { request, _ in
-            try AdminAuth(token: deps.adminToken).require(request)
             var request = request
             let venue = try await VenueBody.decode(&request, slug: nil, limit: deps.limits.maxBodyBytes)
             switch try await deps.venues.save(venue, replace: false, at: deps.clock.now()) {
@@ -22,15 +22,13 @@ struct VenueAdminRoutes {
         }
 
         group.put("admin/venues/:slug") { request, context in
-            try AdminAuth(token: deps.adminToken).require(request)
             var request = request
             let venue = try await VenueBody.decode(&request, slug: try context.parameters.require("slug"), limit: deps.limits.maxBodyBytes)
             let outcome = try await deps.venues.save(venue, replace: true, at: deps.clock.now())
             return JSONBody.response(outcome == .created ? .created : .ok, VenueBody.json(venue), cache: "no-store")
         }
 
-        group.delete("admin/venues/:slug") { request, context in
-            try AdminAuth(token: deps.adminToken).require(request)
+        group.delete("admin/venues/:slug") { _, context in
             let slug = try context.parameters.require("slug")
             guard try await deps.venues.delete(slug) else { throw Problem.notFound("no venue \(slug)") }
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
@@ -56,6 +54,8 @@ enum VenueBody {
         if let unknown = object.keys.filter({ !fields.contains($0) }).sorted().first {
             throw FieldError(unknown, "is not a known field; expected one of \(fields.sorted().joined(separator: ", "))")
         }
+        if let given = object["slug"], !(given is String) { throw FieldError("slug", "must be a string") }
+        if let given = object["name"], !(given is String) { throw FieldError("name", "must be a string") }
         var slug = object["slug"] as? String
         if let pathSlug {
             if let slug, slug != pathSlug { throw FieldError("slug", "differs from the slug in the path") }
@@ -65,9 +65,11 @@ enum VenueBody {
         guard let name = object["name"] as? String else { throw FieldError("name", "is required") }
         let ring: [Coordinate]
         switch (object["area"], object["centre"]) {
-        case (let area?, nil): ring = try polygon(area)
+        case (let area?, nil):
+            guard object["radius_m"] == nil else { throw FieldError("radius_m", "goes with centre, not with area") }
+            ring = try polygon(area)
         case (nil, let centre?):
-            guard let c = centre as? [String: Any], let lat = number(c["lat"]), let lon = number(c["lon"]) else {
+            guard let c = centre as? [String: Any], Set(c.keys).isSubset(of: ["lat", "lon"]), let lat = number(c["lat"]), let lon = number(c["lon"]) else {
                 throw FieldError("centre", "must be {\"lat\": …, \"lon\": …}")
             }
             let point = try Coordinate(validatingLatitude: lat, longitude: lon, latField: "centre", lonField: "centre")
@@ -75,8 +77,8 @@ enum VenueBody {
                 throw FieldError("radius_m", "must be between 10 and 5000 metres with centre")
             }
             ring = AreaShapes.circle(centre: point, radius: r)
-        case (nil, nil): throw FieldError("area", "give area (a GeoJSON Polygon) or centre and radius_m")
-        default: throw FieldError("area", "give either area or centre, not both")
+        case (nil, nil): throw FieldError("area", "is required (a GeoJSON Polygon), unless centre and radius_m are given")
+        default: throw FieldError("area", "and centre exclude each other: give one")
         }
         let venue = try VenueDefinition(slug: slug, name: name, ring: ring)
         if let problem = AreaShapes.problem(with: venue.ring) { throw FieldError("area", problem) }
@@ -97,8 +99,9 @@ enum VenueBody {
         guard rings.count == 1 else { throw FieldError("area", "polygons with holes are not supported") }
         var out: [Coordinate] = []
         for position in shell {
-            guard let p = position as? [Any], p.count >= 2, let lon = number(p[0]), let lat = number(p[1]) else {
-                throw FieldError("area", "each position must be [longitude, latitude]")
+            guard let p = position as? [Any], (2...3).contains(p.count), let lon = number(p[0]), let lat = number(p[1]),
+                  p.count == 2 || number(p[2]) != nil else {
+                throw FieldError("area", "each position must be [longitude, latitude] or [longitude, latitude, altitude]")
             }
             out.append(try Coordinate(validatingLatitude: lat, longitude: lon, latField: "area", lonField: "area"))
         }

@@ -39,9 +39,9 @@ public struct GroupQuery: Sendable, Equatable {
         }
         minPeople = try fields.integer("min", in: Self.peopleRange) ?? minPeople
         maxPeople = try fields.integer("max", in: Self.peopleRange) ?? maxPeople
-        if let maxPeople, maxPeople < minPeople {
-            throw FieldError("max", "must be at least min (\(minPeople))")
-        }
+        // max below min is an empty range, not an error: it matches no group, the answer a
+        // client filtering [min, max] expects (OpenAPI cannot state a rule between two
+        // parameters, so a 400 here would break the published contract).
         limit = try fields.integer("limit", in: Self.limitRange) ?? limit
         messages = try fields.integer("messages", in: Self.messagesRange) ?? messages
         if let s = try fields.string("sort") {

@@ -24,9 +24,29 @@ public enum FieldValue: Hashable, Sendable {
 
 /// A decoded request body: reads typed fields and refuses anything it was not asked for.
 public struct Fields: Sendable {
-    public private(set) var values: [String: FieldValue]
+    /// How the values arrived, which decides what counts as absent and as a number.
+    public enum Source: Sendable {
+        /// JSON: values carry their own types. A number must be a JSON number and text a
+        /// JSON string; an empty string is a value (and usually an invalid one). `null` is absent.
+        case typed
+        /// Form and XML bodies: everything is text; an empty field is absent (the original
+        /// app sends every field, empty when unset).
+        case text
+        /// A query string: everything is text, and `name=` is an invalid value, not an
+        /// absent one (a client that sends a parameter means something by it).
+        case query
+    }
 
-    public init(_ values: [String: FieldValue]) { self.values = values }
+    public private(set) var values: [String: FieldValue]
+    public let source: Source
+
+    /// - Parameters:
+    ///   - values: the fields by name, as decoded.
+    ///   - source: how they arrived (see `Source`); text by default.
+    public init(_ values: [String: FieldValue], source: Source = .text) {
+        self.values = values
+        self.source = source
+    }
 
     /// Fails when the body has a field outside `allowed` (typos must not pass silently).
     public func rejectUnknown(allowed: Set<String>) throws(FieldError) {
@@ -35,12 +55,11 @@ public struct Fields: Sendable {
         }
     }
 
-    /// A text field; nil when absent, null or empty.
+    /// A text field; nil when absent or null (and, in a form or XML body, when empty).
     public func string(_ name: String) throws(FieldError) -> String? {
         switch values[name] {
         case nil, .null: return nil
-        case .string(let s): return s.isEmpty ? nil : s
-        case .number(let n): return n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : String(n)
+        case .string(let s): return s.isEmpty && source == .text ? nil : s
         case let other?: throw FieldError(name, "must be a string, got \(other.kind)")
         }
     }
@@ -56,9 +75,9 @@ public struct Fields: Sendable {
         switch values[name] {
         case nil, .null: return nil
         case .number(let n): value = n
-        case .string(let s):
+        case .string(let s) where source != .typed:
             let t = s.trimmingWhitespace()
-            if t.isEmpty { return nil }
+            if t.isEmpty && source == .text { return nil }
             // Only plain decimals: Double(_:) would also take hex ("0x1p5"), "nan", "inf", and
             // stop at a NUL ("44\0garbage" read as 44).
             guard Self.isDecimal(t), let n = Double(t) else {
@@ -103,6 +122,11 @@ public struct Fields: Sendable {
 
     /// A whole number within `range`.
     public func integer(_ name: String, in range: ClosedRange<Int>) throws(FieldError) -> Int? {
+        // Digits are read exactly: through Double, ids near 2^63 would round out of range.
+        if case .string(let s) = values[name], source != .typed, let i = Int(s.trimmingWhitespace()) {
+            guard range.contains(i) else { throw FieldError(name, "must be between \(range.lowerBound) and \(range.upperBound)") }
+            return i
+        }
         guard let d = try double(name) else { return nil }
         guard d == d.rounded(.towardZero), let i = Int(exactly: d) else {
             throw FieldError(name, "must be a whole number")
