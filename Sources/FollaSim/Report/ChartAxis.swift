@@ -54,20 +54,19 @@ struct ChartAxis {
         return ChartAxis(title: title, scale: .linear, lower: 0, upper: upper, ticks: ticks)
     }
 
-    /// Whole decades around `minValue…maxValue`; 2 and 5 between them when there are few.
+    /// Up to three decades: from the 1, 2 or 5 × 10ⁿ at or below `minValue` to the one at or
+    /// above `maxValue`, each of them a tick. Wider: whole decades, ticked.
     static func log(_ title: String, from minValue: Double, to maxValue: Double) -> ChartAxis {
         let lo = max(minValue, 1e-3), hi = max(maxValue, lo)
         let first = Int(Foundation.log10(lo).rounded(.down))
         var last = Int(Foundation.log10(hi).rounded(.up))
         if last <= first { last = first + 1 }
-        var ticks: [Tick] = []
-        for d in first...last {
-            let decade = pow(10, Double(d))
-            for m in (last - first <= 3 ? [1.0, 2, 5] : [1.0]) where d < last || m == 1 {
-                ticks.append(Tick(value: m * decade, label: label(m * decade)))
-            }
-        }
-        return ChartAxis(title: title, scale: .log10, lower: pow(10, Double(first)), upper: pow(10, Double(last)), ticks: ticks)
+        let wide = last - first > 3
+        let steps = (first...last).flatMap { d in (wide ? [1.0] : [1, 2, 5]).map { $0 * pow(10, Double(d)) } }
+        let lower = steps.last { $0 <= lo * (1 + 1e-9) } ?? steps[0]
+        let upper = steps.first { $0 >= hi * (1 - 1e-9) && $0 > lower } ?? steps[steps.count - 1]
+        let ticks = steps.filter { $0 >= lower && $0 <= upper }.map { Tick(value: $0, label: label($0)) }
+        return ChartAxis(title: title, scale: .log10, lower: lower, upper: upper, ticks: ticks)
     }
 
     /// From 0 % to 100 × (1 − 10⁻ⁿ) % (n nines), ticks at 0, 50, 90, 99, 99.9 … %.

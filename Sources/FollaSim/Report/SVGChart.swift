@@ -53,31 +53,30 @@ struct SVGChart {
         let yMid = (plotTop + plotBottom) / 2
         svg += SVG.text(16, yMid, y.title, "class=\"axis-title\" text-anchor=\"middle\" transform=\"rotate(-90 16 \(SVG.num(yMid)))\"")
         for s in series {
+            let (d, dots) = path(s)
             svg += "<path class=\"series\" data-series=\"\(HTMLReport.esc(s.name))\" fill=\"none\" stroke=\"\(s.colour)\" stroke-width=\"\(s.width)\""
-                + " stroke-linecap=\"round\" stroke-linejoin=\"round\"" + (s.dashed ? " stroke-dasharray=\"5 3\"" : "") + " d=\"\(path(s))\"/>"
+                + " stroke-linejoin=\"round\"" + (s.dashed ? " stroke-dasharray=\"5 3\"" : "") + " d=\"\(d)\"/>"
+            for (dx, dy) in dots {
+                svg += SVG.circle(dx, dy, 2.4, "class=\"dot\" data-series=\"\(HTMLReport.esc(s.name))\" fill=\"\(s.colour)\"")
+            }
         }
         svg += legend(series.map { ($0.name, $0.colour, $0.dashed) })
         return svg + "</svg>"
     }
 
-    /// The series as path data, a new subpath after each gap; a lone point is drawn as a
-    /// dot (a zero-length segment with round caps).
-    func path(_ s: Series) -> String {
-        var d: [String] = [], previous: Double?, segment = 0
+    /// The series as path data, a new subpath after each gap, and the points that stand
+    /// alone between gaps (drawn as dots: a path of one point shows nothing).
+    func path(_ s: Series) -> (d: String, dots: [(Double, Double)]) {
+        var runs: [[(Double, Double)]] = [], previous: Double?
         for p in s.points where x.contains(p.x) && y.contains(p.y) {
-            let xy = SVG.num(px(p.x)) + "," + SVG.num(py(p.y))
-            if let previous, s.gap.map({ p.x - previous <= $0 }) ?? true {
-                d.append("L" + xy)
-                segment += 1
-            } else {
-                if segment == 1 { d.append("h0") }
-                d.append("M" + xy)
-                segment = 1
-            }
+            if previous == nil || s.gap.map({ p.x - previous! > $0 }) == true { runs.append([]) }
+            runs[runs.count - 1].append((px(p.x), py(p.y)))
             previous = p.x
         }
-        if segment == 1 { d.append("h0") }
-        return d.joined(separator: " ")
+        let d = runs.filter { $0.count > 1 }.map { run in
+            run.enumerated().map { ($0.offset == 0 ? "M" : "L") + SVG.num($0.element.0) + "," + SVG.num($0.element.1) }.joined(separator: " ")
+        }.joined(separator: " ")
+        return (d, runs.filter { $0.count == 1 }.map { $0[0] })
     }
 
     /// One row per series beside the plot.
