@@ -207,6 +207,37 @@ extension AppFixture {
             #expect(try await f.get("/wall/nowhere").status == .notFound)
         }
     }
+
+    /// The page carries the venue's centre (for "35 m north-east of the centre") and the
+    /// locale asked for; a locale that is not a BCP 47 tag, and any other query field, is a
+    /// 400 naming the field, before anything is written into the page's script.
+    @Test func wallPageCentreAndLocale() async throws {
+        try await AppFixture.run { f in
+            try await f.makeVenue()
+            let plain = String(buffer: try await f.get("/wall/piazza").body)
+            #expect(plain.contains("var locale = null;"))
+            // Empty is absent, as for every field.
+            #expect(String(buffer: try await f.get("/wall/piazza?locale=").body).contains("var locale = null;"))
+            let centreLine = try #require(plain.firstMatch(of: /var centre = \{"lat": ([-0-9.e]+), "lon": ([-0-9.e]+)\};/))
+            // The square venue is centred on `centre`: its centroid is within centimetres.
+            let c = Coordinate(latitude: Double(centreLine.output.1)!, longitude: Double(centreLine.output.2)!)
+            #expect(Geodesic.wgs84.distance(from: c, to: centre) < 0.05)
+            for tag in ["it-IT", "en-US", "sr-Latn-RS", "de"] {
+                let page = try await f.get("/wall/piazza?locale=\(tag)")
+                #expect(page.status == .ok, "\(tag)")
+                #expect(String(buffer: page.body).contains("var locale = \"\(tag)\";"))
+            }
+            for (query, field) in [("locale=%3Cscript%3Ealert(1)%3C%2Fscript%3E", "locale"), ("locale=en_US", "locale"),
+                                   ("locale=e", "locale"), ("locale=en-US-posix-extra-more", "locale"),
+                                   ("locale=en-US%0A", "locale"), ("lang=it", "lang"), ("locale=it&locale=en", "locale")] {
+                let r = try await f.get("/wall/piazza?\(query)")
+                #expect(r.status == .badRequest, "\(query)")
+                #expect(r.headers[.contentType] == "application/problem+json", "\(query)")
+                #expect(((try? f.json(r))?["invalid_params"] as? [[String: Any]])?.first?["name"] as? String == field, "\(query)")
+                #expect(!String(buffer: r.body).contains("<script>"))
+            }
+        }
+    }
 }
 
 /// Reads an Atom feed's namespace, required elements and entry contents.

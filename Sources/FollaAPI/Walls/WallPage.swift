@@ -1,3 +1,4 @@
+import FollaCore
 import Hummingbird
 
 /// `GET /wall/{slug}`: the full-screen page a venue screen shows.
@@ -6,20 +7,47 @@ import Hummingbird
 /// through SSE snapshots, falling back to polling the wall with If-None-Match; keeps the
 /// last data on screen with a visible "reconnecting" state when the server is gone.
 /// Message text only ever reaches the DOM through `textContent`, never as HTML.
+///
+/// The venue's centre is written into the page when it is served, so the busiest spots can
+/// say where they are ("35 m north-east of the centre") without the wall JSON changing.
+/// Times show on a 24-hour clock unless the venue asks for a locale (`?locale=en-US`),
+/// whose own convention then applies: a screen in a bar should not depend on the
+/// browser's default language.
 struct WallPage {
     let deps: AppDependencies
 
     func register(on router: Router<FollaRequestContext>) {
-        router.get("wall/:slug") { _, context in
+        router.get("wall/:slug") { request, context in
             let slug = try context.parameters.require("slug")
-            guard try await deps.venues.name(of: slug) != nil else { throw Problem.notFound("no venue \(slug)") }
-            // The slug is [a-z0-9-] (validated on creation), safe inside the script string.
+            let fields = try request.queryFields()
+            try fields.rejectUnknown(allowed: ["locale"])
+            let locale = try Self.locale(fields.string("locale"))
+            guard let venue = try await deps.venues.nameAndCentre(of: slug) else { throw Problem.notFound("no venue \(slug)") }
+            // The slug is [a-z0-9-] (validated on creation) and the locale matches
+            // `locale(_:)`: both are safe inside a script string as they are.
             let html = Self.template.replacingOccurrences(of: "__SLUG__", with: slug)
+                .replacingOccurrences(of: "__CENTRE__", with: "{\"lat\": \(venue.centre.latitude), \"lon\": \(venue.centre.longitude)}")
+                .replacingOccurrences(of: "__LOCALE__", with: locale.map { "\"\($0)\"" } ?? "null")
             return Response(status: .ok, headers: [
                 .contentType: "text/html; charset=utf-8", .cacheControl: "public, max-age=60",
                 .contentSecurityPolicy: "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'none'; object-src 'none'",
             ], body: .init(byteBuffer: ByteBuffer(string: html)))
         }
+    }
+
+    /// A BCP 47 tag as browsers take it: a 2–3 letter language and up to three subtags of
+    /// 2–8 letters or digits (`it-IT`, `en-US`, `sr-Latn-RS`), at most 35 characters: the
+    /// pattern ^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$, checked on ASCII bytes (no Unicode
+    /// letter or digit, no newline, no quote can reach the page's script).
+    static func locale(_ value: String?) throws(FieldError) -> String? {
+        guard let value else { return nil }
+        let parts = value.utf8.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
+        func letter(_ b: UInt8) -> Bool { (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b) }
+        func alnum(_ b: UInt8) -> Bool { letter(b) || (0x30...0x39).contains(b) }
+        guard value.utf8.count <= 35, let language = parts.first, (2...3).contains(language.count), language.allSatisfy(letter),
+              parts.count <= 4, parts.dropFirst().allSatisfy({ (2...8).contains($0.count) && $0.allSatisfy(alnum) })
+        else { throw FieldError("locale", "must be a BCP 47 language tag such as it-IT or en-US (at most 35 characters)") }
+        return value
     }
 
     static let template = """
@@ -43,6 +71,8 @@ struct WallPage {
       #stats { font-size: 3vh; margin-top: 2vh; color: #d1d5db; }
       #busiest { list-style: none; padding: 0; margin-top: 4vh; font-size: 2.8vh; }
       #busiest li { padding: .6vh 0; border-bottom: 1px solid #1f2937; }
+      #busiest li .where { color: #9ca3af; }
+      #stats .coverage { font-size: 2.2vh; color: #9ca3af; margin-top: .4vh; }
       #feed { overflow: hidden; padding: 0 3vw 0 1vw; }
       #messages { list-style: none; margin: 0; padding: 0; }
       #messages li { font-size: 4vh; padding: 1.6vh 2vw; margin-bottom: 1.4vh; background: #1f2937; border-radius: 1.2vh;
@@ -66,10 +96,41 @@ struct WallPage {
     (function () {
       "use strict";
       var slug = "__SLUG__";
+      // The venue's centre (where its spots are measured from) and the venue's locale
+      // (null: a 24-hour clock in the browser's language).
+      var centre = __CENTRE__;
+      var locale = __LOCALE__;
       var feed = "/v1/venues/" + slug + "/wall";
       var etag = null, failures = 0, polling = false, seen = {}, first = true;
+      var clock = timeFormat(false), clockSeconds = timeFormat(true);
       function el(id) { return document.getElementById(id); }
       function text(tag, value) { var n = document.createElement(tag); n.textContent = value; return n; }
+      function timeFormat(seconds) {
+        var o = { hour: locale ? "numeric" : "2-digit", minute: "2-digit" };
+        if (seconds) { o.second = "2-digit"; }
+        if (!locale) { o.hourCycle = "h23"; }
+        try { return new Intl.DateTimeFormat(locale || undefined, o); } catch (e) {
+          // A tag of the right shape that this browser does not know: the default clock.
+          return new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", second: seconds ? "2-digit" : undefined, hourCycle: "h23" });
+        }
+      }
+      var DIRECTIONS = ["north", "north-east", "east", "south-east", "south", "south-west", "west", "north-west"];
+      // "35 m north-east of the centre". Metres per degree on the WGS84 ellipsoid at the
+      // centre's latitude: within centimetres of the geodesic at a venue's scale.
+      function where(spot) {
+        var phi = centre.lat * Math.PI / 180;
+        var perLat = 111132.92 - 559.82 * Math.cos(2 * phi) + 1.175 * Math.cos(4 * phi);
+        var perLon = 111412.84 * Math.cos(phi) - 93.5 * Math.cos(3 * phi) + 0.118 * Math.cos(5 * phi);
+        var north = (spot.lat - centre.lat) * perLat, east = (spot.lon - centre.lon) * perLon;
+        var metres = Math.sqrt(north * north + east * east);
+        // Spots of small groups are ~100 m cells: only roughly there.
+        var near = spot.coarsened ? 50 : 10;
+        if (metres < near) { return spot.coarsened ? "around the centre" : "at the centre"; }
+        var bearing = (Math.atan2(east, north) * 180 / Math.PI + 360) % 360;
+        var step = metres < 100 && !spot.coarsened ? 5 : 10;
+        var distance = metres < 1000 ? Math.round(metres / step) * step + " m" : (metres / 1000).toFixed(1) + " km";
+        return (spot.coarsened ? "around " : "") + distance + " " + DIRECTIONS[Math.round(bearing / 45) % 8] + " of the centre";
+      }
       function setOnline(ok) {
         document.body.classList.toggle("offline", !ok);
         el("status").textContent = ok ? "live" : "reconnecting…";
@@ -77,23 +138,36 @@ struct WallPage {
       function render(w) {
         el("title").textContent = w.title;
         el("count").textContent = String(w.people);
-        var s = w.stats;
-        el("stats").textContent = s && s.reported > 0
-          ? "average age " + s.avg_age + " · " + s.male + " men · " + s.female + " women" : "";
+        var s = w.stats, stats = el("stats");
+        stats.replaceChildren();
+        if (s && s.reported > 0) {
+          stats.appendChild(text("div", "average age " + s.avg_age + " · " + s.male + " men · " + s.female + " women"));
+          // Noise can put the reported count above the people present: never "13 of 12".
+          var from = Math.min(s.reported, w.people);
+          stats.appendChild(text("div", "age and sex from " + from + " of " + w.people + (w.people === 1 ? " person" : " people")));
+          stats.lastChild.className = "coverage";
+        }
         var busy = el("busiest"); busy.replaceChildren();
-        w.busiest.forEach(function (b) { busy.appendChild(text("li", b.people + (b.people === 1 ? " person" : " people"))); });
+        w.busiest.forEach(function (b) {
+          var li = text("li", b.people + (b.people === 1 ? " person" : " people") + " · ");
+          var at = text("span", where(b));
+          at.className = "where";
+          li.appendChild(at);
+          busy.appendChild(li);
+        });
         var list = el("messages"); list.replaceChildren();
         w.messages.forEach(function (m) {
           var li = text("li", m.text);
           li.dataset.id = m.id;
           if (!first && !seen[m.id]) { li.className = "new"; }
           seen[m.id] = true;
-          var t = text("time", new Date(m.created_at).toLocaleTimeString());
+          var t = text("time", clock.format(new Date(m.created_at)));
+          t.dateTime = m.created_at;
           li.appendChild(t);
           list.appendChild(li);
         });
         first = false;
-        el("updated").textContent = new Date().toLocaleTimeString();
+        el("updated").textContent = clockSeconds.format(new Date());
       }
       function poll() {
         polling = true;

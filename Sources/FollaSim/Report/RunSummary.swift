@@ -12,6 +12,17 @@ public struct RunSummary: Codable, Sendable {
         public var p999Ms: Double
         public var maxMs: Double
         public var statuses: [String: Int]
+        /// [percentile, ms] at `RunSummary.distributionPercentiles`, for the distribution plot.
+        public var percentiles: [[Double]]
+        /// This endpoint's requests and latency second by second (by due time).
+        public var seconds: [Second]
+    }
+
+    /// A hotspot of the scenario, to name places on the map.
+    public struct Hotspot: Codable, Sendable {
+        public var name: String
+        public var lat: Double
+        public var lon: Double
     }
 
     public struct Second: Codable, Sendable {
@@ -62,6 +73,15 @@ public struct RunSummary: Codable, Sendable {
     public var answered: Int { endpoints.reduce(0) { $0 + $1.statuses.values.reduce(0, +) } }
     /// What the privacy policy cost honest people in this run (with --verify).
     public var privacyCost: PrivacyCost?
+    /// The scenario's hotspots, drawn and named on the map.
+    public var hotspots: [Hotspot]
+
+    /// The percentiles kept per endpoint: the steps of an HdrHistogram percentile plot,
+    /// evenly spread on its log(1/(1-p)) axis. The report draws those the sample supports.
+    public static let distributionPercentiles: [Double] = {
+        let halfDecades = (0...10).map { (100 * (1 - pow(10, -Double($0) / 2)) * 1e4).rounded() / 1e4 }
+        return Set(halfDecades + [25, 50, 75, 95, 99.5, 99.95, 99.995]).sorted()
+    }()
 
     public init(scenario: Scenario, elapsed: Double, book: LatencyBook.Snapshot, intended: Int) {
         self.scenario = scenario.name
@@ -79,7 +99,11 @@ public struct RunSummary: Codable, Sendable {
         endpoints = book.endpoints.sorted { $0.key < $1.key }.map { name, h in
             Endpoint(name: name, requests: Int(h.totalCount), p50Ms: h.ms(50), p90Ms: h.ms(90), p99Ms: h.ms(99),
                      p999Ms: h.ms(99.9), maxMs: Double(h.max) / 1000,
-                     statuses: Dictionary(uniqueKeysWithValues: (book.statuses[name] ?? [:]).map { (String($0.key), $0.value) }))
+                     statuses: Dictionary(uniqueKeysWithValues: (book.statuses[name] ?? [:]).map { (String($0.key), $0.value) }),
+                     percentiles: Self.distributionPercentiles.map { [$0, h.ms($0)] },
+                     seconds: (book.perEndpointSecond[name] ?? [:]).sorted { $0.key < $1.key }.map { s, h in
+                         Second(second: s, requests: Int(h.totalCount), p50Ms: h.ms(50), p99Ms: h.ms(99))
+                     })
         }
         seconds = book.perSecond.sorted { $0.key < $1.key }.map { s, h in
             Second(second: s, requests: Int(h.totalCount), p50Ms: h.ms(50), p99Ms: h.ms(99))
@@ -88,6 +112,7 @@ public struct RunSummary: Codable, Sendable {
         for h in book.endpoints.values { all.add(h) }
         latencyPercentiles = [50, 75, 90, 95, 99, 99.9, 99.99, 100].map { [$0, all.totalCount > 0 ? all.ms($0) : 0] }
         groupsSample = []
+        hotspots = scenario.hotspots.map { Hotspot(name: $0.name, lat: $0.lat, lon: $0.lon) }
     }
 
     /// The table printed at the end of a run.
