@@ -138,7 +138,7 @@ extension AppFixture {
 
     @Test(arguments: [
         ("lon=11.3", "lat"), ("lat=44.4&lon=NaN", "lon"), ("lat=44.4&lon=11.3&radius=10", "radius"),
-        ("lat=44.4&lon=11.3&radius=50001", "radius"), ("lat=44.4&lon=11.3&min=5&max=2", "max"),
+        ("lat=44.4&lon=11.3&radius=50001", "radius"), ("lat=44.4&lon=11.3&radius=", "radius"),
         ("lat=44.4&lon=11.3&format=csv", "format"), ("lat=44.4&lon=11.3&limit=0", "limit"),
         ("lat=44%00garbage&lon=11.3", "lat"), ("lat=44.4&lon=11.3&radius=0x1p5", "radius"), ("lat=0x2C.7D&lon=11.3", "lat"),
         ("lat=44.4&lon=11.3&limit=0x10", "limit"), ("lat=44.4&lon=11.3&radius=1e400", "radius"),

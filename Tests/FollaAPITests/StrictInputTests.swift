@@ -15,7 +15,13 @@ import Testing
         ("{" + good + #","age":1e400,"sex":"male"}"#, "out of range"),
         ("{" + good + #","message":"\ud800"}"#, "lone surrogate"),
         ("{" + good + "} x", "after the JSON value"),
-        (#"{"device_id":"0123456789abcdef0123456789abcdef01234567","lat":"44\u0000garbage","lon":11.343}"#, "decimal"),
+        (#"{"device_id":"0123456789abcdef0123456789abcdef01234567","lat":"44\u0000garbage","lon":11.343}"#, "must be a number"),
+        // JSON carries types: what the contract calls a number must be a JSON number, text a
+        // JSON string, and an empty string is a value, not an absent field.
+        (#"{"device_id":"0123456789abcdef0123456789abcdef01234567","lat":"44.5","lon":11.343}"#, "must be a number, got a string"),
+        (#"{"device_id":1234567890123456,"lat":44.5,"lon":11.343}"#, "must be a string, got a number"),
+        ("{" + good + #","message":""}"#, "must not be empty"),
+        ("{" + good + #","age":30,"sex":2}"#, "must be a string"),
     ])
     func malformedJSONIsRefusedClearly(body: String, says: String) async throws {
         try await AppFixture.run { f in
@@ -25,6 +31,34 @@ import Testing
             let detail = "\(problem["detail"] ?? "") \(problem["invalid_params"] ?? "")"
             #expect(says.isEmpty || detail.contains(says), "\(detail)")
             #expect(try await f.rowCounts() == [0, 0, 0])
+        }
+    }
+
+    /// A parameter sent empty means something to the client that sent it: it is refused, not
+    /// read as absent; ids up to 2^63 - 1 are read exactly (not rounded through a Double).
+    @Test func queryParametersAreExact() async throws {
+        try await AppFixture.run { f in
+            for uri in ["/v1/groups?lat=44.49&lon=11.34&radius=", "/v1/groups?lat=44.49&lon=11.34&sort=", "/v1/wall?lat=44.49&lon=11.34&after="] {
+                #expect(try await f.client.execute(uri: uri, method: .get).status == .badRequest, "\(uri)")
+            }
+            let largest = try await f.client.execute(uri: "/v1/places/1/messages?before=9223372036854775807", method: .get)
+            #expect(largest.status == .notFound)
+            let beyond = try await f.client.execute(uri: "/v1/places/1/messages?before=9223372036854775808", method: .get)
+            #expect(beyond.status == .badRequest)
+            // An empty range of people is an empty answer, not an error.
+            let empty = try await f.client.execute(uri: "/v1/groups?lat=44.49&lon=11.34&min=5&max=2", method: .get)
+            #expect(empty.status == .ok && String(buffer: empty.body).contains(#""count":0"#))
+        }
+    }
+
+    /// PostgreSQL raises on float underflow: a position like 5e-324 was a 500.
+    @Test func subnormalCoordinatesAreAccepted() async throws {
+        try await AppFixture.run { f in
+            let r = try await f.post("/v1/checkins?include=groups", #"{"device_id":"0123456789abcdef0123456789abcdef01234567","lat":-1.1,"lon":5e-324}"#)
+            #expect(r.status == .ok, "\(String(buffer: r.body))")
+            let legacy = try await f.post("/sendData.php", "udid=0123456789abcdef0123456789abcdef01234568&latitude=5e-324&longitude=-1.1",
+                                          contentType: "application/x-www-form-urlencoded")
+            #expect(legacy.status == .ok)
         }
     }
 

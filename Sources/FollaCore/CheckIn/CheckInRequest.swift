@@ -53,6 +53,12 @@ extension Coordinate {
     public init(validatingLatitude lat: Double, longitude lon: Double, latField: String = "lat", lonField: String = "lon") throws(FieldError) {
         guard lat.isFinite, (-90.0...90.0).contains(lat) else { throw FieldError(latField, "must be a latitude between -90 and 90") }
         guard lon.isFinite, (-180.0...180.0).contains(lon) else { throw FieldError(lonField, "must be a longitude between -180 and 180") }
-        self.init(latitude: lat, longitude: lon)
+        self.init(latitude: Self.flushingTiny(lat), longitude: Self.flushingTiny(lon))
+    }
+
+    /// 0 for anything closer to 0 than 1e-9° (0.1 mm): PostgreSQL raises an error when float
+    /// arithmetic underflows, and the geodesy of a position like 5e-324 underflows.
+    public static func flushingTiny(_ degrees: Double) -> Double {
+        abs(degrees) < 1e-9 ? 0 : degrees
     }
 }
