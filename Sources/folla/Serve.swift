@@ -164,27 +164,29 @@ struct Serve: AsyncParsableCommand {
         let monitor = DatabaseMonitor(client: dbConfig, logger: logger, recovered: pool.renew) { connection in
             try await migrator.migrate(on: connection, logger: logger)
         }
+        var settings = AppSettings()
+        settings.privacy = PrivacyPolicy(k: k, establishment: establishment, noiseKey: keyer.noiseKey)
+        settings.checkIn = policy
+        settings.checkInWriters = writers
+        settings.checkInBatch = batch
+        let words = (blockedWords ?? env("FOLLA_BLOCKED_WORDS") ?? "").split(separator: ",").map(String.init)
+        settings.messagePolicy = MessagePolicy(reportThreshold: reportThreshold, blockedWords: words)
+        settings.messagesPerDevice = rate
+        settings.budgets = budgets
+        settings.adminToken = adminToken ?? env("FOLLA_ADMIN_TOKEN")
+        settings.wallCacheSeconds = wallCache
+        settings.wallStreamDuration = .seconds(wallStream)
+        settings.groupsCache = .milliseconds(groupsCache)
+        settings.cors = cors
+        settings.logClientAddress = logClientAddress || env("FOLLA_LOG_CLIENT_ADDRESS") == "1"
         let clock = SystemClock()
-        let presence = PresenceStore(pool: pool, keyer: keyer, policy: policy, writers: writers, batch: batch, logger: logger)
+        let deps = AppDependencies.compose(pool: pool, keyer: keyer, database: monitor, migrator: migrator, clock: clock,
+                                           settings: settings, metrics: metrics, logger: logger)
         services.append(pool)
         services.append(monitor)
-        services.append(PresenceSweeper(presence: presence, database: monitor, clock: clock,
+        services.append(PresenceSweeper(presence: deps.presence, database: monitor, clock: clock,
                                         interval: .milliseconds(Int(sweepEvery * 1000)),
                                         budgetWindow: budgets.window, idempotencyRetention: keyRetention, logger: logger))
-
-        let privacy = PrivacyPolicy(k: k, establishment: establishment, noiseKey: keyer.noiseKey)
-        let words = (blockedWords ?? env("FOLLA_BLOCKED_WORDS") ?? "").split(separator: ",").map(String.init)
-        let messagePolicy = MessagePolicy(reportThreshold: reportThreshold, blockedWords: words)
-        var deps = AppDependencies(
-            presence: presence, places: PlaceReads(pool: pool, logger: logger), privacy: privacy,
-            database: monitor, migrator: migrator, clock: clock,
-            messagePolicy: messagePolicy, messageLimiter: RateLimiter(limit: rate, window: 600), budgets: budgets,
-            adminToken: adminToken ?? env("FOLLA_ADMIN_TOKEN"),
-            wallCacheSeconds: wallCache, groupsCache: .milliseconds(groupsCache))
-        deps.cors = cors
-        deps.wallStreamDuration = .seconds(wallStream)
-        deps.metrics = metrics
-        deps.logClientAddress = logClientAddress || env("FOLLA_LOG_CLIENT_ADDRESS") == "1"
         let app = Application(
             router: buildRouter(deps),
             server: limits.server(),

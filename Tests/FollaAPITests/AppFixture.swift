@@ -33,18 +33,19 @@ struct AppFixture: Sendable {
             let clock = ManualClock()
             // Set up before the services make their counters (as `serve` does).
             let serverMetrics = metrics ? ServerMetrics.shared : nil
-            let presence = PresenceStore(pool: DatabasePool(db), keyer: try DeviceKeyer(secret: "api-test-secret-0123456789"), logger: TestCluster.logger)
-            var configured = AppDependencies(
-                presence: presence,
-                places: PlaceReads(pool: DatabasePool(db), logger: TestCluster.logger),
-                privacy: PrivacyPolicy(k: k, noiseKey: 0x5EED),
-                database: monitor, migrator: try Migrator.bundled(), clock: clock, messagePolicy: messagePolicy, messageLimiter: RateLimiter(limit: messageRate, window: 600), budgets: budgets,
-                adminToken: adminToken, wallCacheSeconds: wallCacheSeconds)
-            configured.wallStreamDuration = .milliseconds(1500)
-            configured.wallStreamInterval = .milliseconds(100)
-            configured.cors = cors
-            configured.metrics = serverMetrics
-            let deps = configured
+            var settings = AppSettings()
+            settings.privacy = PrivacyPolicy(k: k, noiseKey: 0x5EED)
+            settings.messagePolicy = messagePolicy
+            settings.messagesPerDevice = messageRate
+            settings.budgets = budgets
+            settings.adminToken = adminToken
+            settings.wallCacheSeconds = wallCacheSeconds
+            settings.wallStreamDuration = .milliseconds(1500)
+            settings.wallStreamInterval = .milliseconds(100)
+            settings.cors = cors
+            let deps = AppDependencies.compose(
+                pool: DatabasePool(db), keyer: try DeviceKeyer(secret: "api-test-secret-0123456789"), database: monitor,
+                migrator: try Migrator.bundled(), clock: clock, settings: settings, metrics: serverMetrics, logger: TestCluster.logger)
             let app = Application(router: buildRouter(deps), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                                   logger: TestCluster.logger)
             try await app.test(setup) { client in
@@ -57,11 +58,10 @@ struct AppFixture: Sendable {
     static func routes() async throws -> [(path: String, method: HTTPRequest.Method)] {
         var out: [(String, HTTPRequest.Method)] = []
         try await TestCluster.withDatabase { db, location in
-            let deps = AppDependencies(
-                presence: PresenceStore(pool: DatabasePool(db), keyer: try DeviceKeyer(secret: "api-test-secret-0123456789"), logger: TestCluster.logger),
-                places: PlaceReads(pool: DatabasePool(db), logger: TestCluster.logger),
+            let deps = AppDependencies.compose(
+                pool: DatabasePool(db), keyer: try DeviceKeyer(secret: "api-test-secret-0123456789"),
                 database: DatabaseMonitor(client: try location.configuration(), logger: TestCluster.logger),
-                migrator: try Migrator.bundled())
+                migrator: try Migrator.bundled(), clock: SystemClock(), settings: AppSettings(), metrics: nil, logger: TestCluster.logger)
             return buildRouter(deps).routes.map { ("\($0.path)", $0.method) }
         }.forEach { out.append($0) }
         return out

@@ -1,0 +1,45 @@
+import FollaCore
+import FollaServices
+import FollaStore
+import Logging
+
+extension AppDependencies {
+    /// The composition root: every store and service of a server, built here and nowhere
+    /// else, from one pool and the operator's settings.
+    ///
+    /// - Parameters:
+    ///   - pool: the database connections every store shares.
+    ///   - keyer: turns device ids into keyed hashes (the server secret).
+    ///   - database: the monitor whose state gates every database route (503 while down).
+    ///   - migrator: what readiness compares the schema with.
+    ///   - clock: the time every rule reads (a manual one in tests).
+    ///   - settings: the operator's choices.
+    ///   - metrics: the registry behind `/metrics`; nil serves none. Must exist before the
+    ///     services, which make their counters when they are built.
+    ///   - logger: the stores' logger.
+    public static func compose(pool: DatabasePool, keyer: DeviceKeyer, database: DatabaseMonitor, migrator: Migrator,
+                               clock: any WallClock, settings: AppSettings, metrics: ServerMetrics?, logger: Logger) -> AppDependencies {
+        let presence = PresenceStore(pool: pool, keyer: keyer, policy: settings.checkIn, writers: settings.checkInWriters,
+                                     batch: settings.checkInBatch, logger: logger)
+        let places = PlaceReads(pool: pool, logger: logger)
+        let messages = MessageStore(pool: pool, keyer: keyer, presenceTTL: settings.checkIn.presenceTTL, logger: logger)
+        let wallReads = WallReads(pool: pool, logger: logger)
+        let privacy = settings.privacy
+        let checkIns = CheckInService(
+            presence: presence, messages: messages, privacy: privacy, messagePolicy: settings.messagePolicy,
+            messageLimiter: RateLimiter(limit: settings.messagesPerDevice, window: 600),
+            reportLimiter: RateLimiter(limit: settings.reportsPerDevice, window: 600), budgets: settings.budgets, clock: clock)
+        let wallCache = max(0, settings.wallCacheSeconds)
+        return AppDependencies(
+            presence: presence, places: places, privacy: privacy, messages: messages, messagePolicy: settings.messagePolicy,
+            checkIns: checkIns,
+            groups: GroupService(places: places, messages: messages, privacy: privacy, cachePeriod: settings.groupsCache),
+            walls: WallService(reads: wallReads, privacy: privacy, cachePeriod: .seconds(wallCache)),
+            adminToken: settings.adminToken, venues: VenueStore(pool: pool, logger: logger), wallReads: wallReads,
+            wallCacheSeconds: wallCache, wallStreamDuration: settings.wallStreamDuration,
+            wallStreamInterval: settings.wallStreamInterval, database: database,
+            readiness: ReadinessProbe(pool: pool, migrator: migrator, monitor: database, logger: logger),
+            idempotency: IdempotencyStore(pool: pool, logger: logger), clock: clock, limits: settings.limits,
+            cors: settings.cors, metrics: metrics, logClientAddress: settings.logClientAddress)
+    }
+}

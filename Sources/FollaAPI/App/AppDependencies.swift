@@ -1,0 +1,44 @@
+import FollaCore
+import FollaServices
+import FollaStore
+import Logging
+import PostgresNIO
+
+/// Everything a route needs, built once at start-up (by `compose`, the one composition
+/// root) and shared by every request. Routes decode, call one service, encode: the rules
+/// live in the services and the policy.
+public struct AppDependencies: Sendable {
+    public var presence: PresenceStore
+    public var places: PlaceReads
+    public var privacy: PrivacyPolicy
+    public var messages: MessageStore
+    public var messagePolicy: MessagePolicy
+    /// Check-ins, messages, reports: the one write path.
+    public var checkIns: CheckInService
+    /// Groups, places by id, a place's messages.
+    public var groups: GroupService
+    /// Walls by venue or area (micro-cached).
+    public var walls: WallService
+    /// Bearer token for /v1/admin; nil disables the admin API.
+    public var adminToken: String?
+    public var venues: VenueStore
+    public var wallReads: WallReads
+    /// Seconds walls are cached in process and by clients (max-age).
+    public var wallCacheSeconds: Int
+    /// How long one SSE stream lasts before the screen reconnects (Last-Event-ID resumes it).
+    public var wallStreamDuration: Duration
+    public var wallStreamInterval: Duration
+    /// Whether the database can serve: routes that need it answer 503 at once while it cannot.
+    public var database: DatabaseMonitor
+    public var readiness: ReadinessProbe
+    /// Answers of POSTs sent with an Idempotency-Key.
+    public var idempotency: IdempotencyStore
+    public var clock: any WallClock
+    public var limits: RequestLimits
+    /// Which other origins may read the public API from a browser.
+    public var cors: CORSPolicy
+    /// Where `GET /metrics` reads from; nil: no metrics route (and no request metrics).
+    public var metrics: ServerMetrics?
+    /// Whether the access log names the client's address.
+    public var logClientAddress: Bool
+}
