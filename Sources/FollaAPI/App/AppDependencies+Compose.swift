@@ -34,6 +34,7 @@ extension AppDependencies {
             presence: presence, places: places, privacy: privacy, messages: messages, messagePolicy: settings.messagePolicy,
             checkIns: checkIns,
             groups: GroupService(places: places, messages: messages, privacy: privacy, cachePeriod: settings.groupsCache),
+            map: MapService(places: places, privacy: privacy, period: settings.groupsCache),
             walls: WallService(reads: wallReads, privacy: privacy, cachePeriod: .seconds(wallCache)),
             adminToken: settings.adminToken, venues: VenueStore(pool: pool, logger: logger), wallReads: wallReads,
             wallCacheSeconds: wallCache, wallStreamDuration: settings.wallStreamDuration,

@@ -17,6 +17,8 @@ public struct AppDependencies: Sendable {
     public var checkIns: CheckInService
     /// Groups, places by id, a place's messages.
     public var groups: GroupService
+    /// Clusters of a viewport at a zoom, and their children (one city-wide read model).
+    public var map: MapService
     /// Walls by venue or area (micro-cached).
     public var walls: WallService
     /// Bearer token for /v1/admin; nil disables the admin API.

@@ -32,6 +32,7 @@ public func buildRouter(_ deps: AppDependencies) -> Router<FollaRequestContext> 
     let v1 = open.group("v1")
     CheckInRoutes(deps: deps).register(on: v1)
     GroupRoutes(deps: deps).register(on: v1)
+    MapRoutes(deps: deps).register(on: v1)
     MessageRoutes(deps: deps).register(on: v1)
     WallRoutes(deps: deps).register(on: v1)
     LegacyRoutes(deps: deps).register(on: open)

@@ -11,7 +11,12 @@ struct GroupRoutes {
     func register(on group: RouterGroup<FollaRequestContext>) {
         group.get("groups") { request, _ in
             let format = try ResponseFormat.negotiate(request)
-            let query = try GroupQuery(parameters: request.queryFields())
+            let fields = try request.queryFields()
+            // A viewport (map clients) rather than a point and a radius.
+            if fields.values["bbox"] != nil || fields.values["zoom"] != nil {
+                return try await MapRoutes.viewport(fields, format: format, deps: deps)
+            }
+            let query = try GroupQuery(parameters: fields)
             let groups = try await deps.groups.groups(for: query)
             return try GroupsResponse.render(GroupsDocument(query: query, groups: groups), as: format)
         }

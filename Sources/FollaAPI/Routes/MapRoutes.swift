@@ -1,0 +1,60 @@
+import FollaCore
+import FollaServices
+import Hummingbird
+
+/// Map clients: the clusters of a viewport (`GET /v1/groups?bbox=…&zoom=…`, registered by
+/// `GroupRoutes` on the same path) and a cluster's children
+/// (`GET /v1/clusters/{id}/children`, supercluster's getChildren and
+/// getClusterExpansionZoom in one answer).
+struct MapRoutes {
+    let deps: AppDependencies
+
+    func register(on group: RouterGroup<FollaRequestContext>) {
+        group.get("clusters/:cluster_id/children") { request, context in
+            let format = try ResponseFormat.negotiate(request)
+            try request.queryFields().rejectUnknown(allowed: ["format"])
+            let id = try MessageRoutes.id(context, "cluster_id")
+            guard let (children, expansion) = try await deps.map.children(of: id) else {
+                throw Problem.notFound("no cluster \(id) on the map now (clusters change as people move: reload the viewport)")
+            }
+            let ring = children.map(\.position)
+            let bbox = ring.isEmpty ? [] : [ring.map(\.longitude).min()!, ring.map(\.latitude).min()!,
+                                             ring.map(\.longitude).max()!, ring.map(\.latitude).max()!].map(MapCodecs.round)
+            let doc = MapCodecs.Document(bbox: bbox, zoom: id.zoomOfCluster + 1, clusters: children,
+                                         parent: (id, expansion))
+            return Self.render(doc, format)
+        }
+    }
+
+    /// The viewport answer: called by `GroupRoutes` when the query has `bbox` or `zoom`.
+    static func viewport(_ fields: Fields, format: ResponseFormat, deps: AppDependencies) async throws -> Response {
+        let viewport = try Viewport(parameters: fields)
+        let clusters: [MapCluster]
+        do {
+            clusters = try await deps.map.clusters(in: viewport).filter { viewport.admits(people: $0.people) }
+        } catch .tooMany(let n) {
+            throw FieldError("bbox", "holds \(n) clusters at zoom \(viewport.zoom), more than \(MapService.maxClusters): zoom out or narrow the box")
+        } catch .read(let error) {
+            throw error
+        }
+        let doc = MapCodecs.Document(bbox: [viewport.minLongitude, viewport.minLatitude, viewport.maxLongitude, viewport.maxLatitude],
+                                     zoom: viewport.zoom, clusters: clusters)
+        return render(doc, format)
+    }
+
+    static func render(_ doc: MapCodecs.Document, _ format: ResponseFormat) -> Response {
+        let body: String
+        switch format {
+        case .json: body = MapCodecs.json(doc)
+        case .xml: body = MapCodecs.xml(doc)
+        case .geojson, .atom: body = MapCodecs.geoJSON(doc)  // atom is never offered here
+        }
+        return Response(status: .ok, headers: [.contentType: format.mediaType, .cacheControl: "no-store", .vary: "Accept"],
+                        body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+}
+
+extension Int64 {
+    /// The zoom a cluster id names (its low five bits).
+    var zoomOfCluster: Int { Int(self % 32) }
+}

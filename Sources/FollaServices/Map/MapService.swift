@@ -1,0 +1,53 @@
+import FollaCore
+import FollaGeo
+import FollaStore
+
+/// Crowds on a map: the clusters in a viewport at a zoom, a cluster's children, and the
+/// zoom at which it splits; all from one city-wide read model (`MapSnapshot`) that is at
+/// most `period` old.
+public struct MapService: Sendable {
+    /// Viewports answering more than this many clusters are refused (zoom out or narrow the box).
+    public static let maxClusters = 10_000
+    private let snapshots: MicroCache<Int, MapSnapshot>
+
+    /// - Parameters:
+    ///   - places: where live places are read.
+    ///   - privacy: what is published.
+    ///   - period: staleness bound of the read model (one city-wide read per period at most).
+    public init(places: PlaceReads, privacy: PrivacyPolicy, period: Duration) {
+        snapshots = MicroCache(name: "map", period: period) { _ in
+            MapSnapshot(places: try await places.allLive(), privacy: privacy)
+        }
+    }
+
+    public func snapshot() async throws -> MapSnapshot {
+        try await snapshots.value(for: 0)
+    }
+
+    /// The clusters inside the viewport, most people first.
+    public func clusters(in viewport: Viewport) async throws(MapError) -> [MapCluster] {
+        let snapshot: MapSnapshot
+        do { snapshot = try await self.snapshot() } catch { throw .read(error) }
+        let west = ClusterIndex.mercator(Coordinate(latitude: viewport.maxLatitude, longitude: viewport.minLongitude))
+        let east = ClusterIndex.mercator(Coordinate(latitude: viewport.minLatitude, longitude: viewport.maxLongitude))
+        // An antimeridian box keeps minX > maxX; the index reads that as wrapping.
+        let nodes = snapshot.index.nodes(zoom: viewport.zoom512, minX: west.x, minY: west.y, maxX: east.x, maxY: east.y)
+        guard nodes.count <= Self.maxClusters else { throw .tooMany(nodes.count) }
+        let zoom = min(viewport.zoom512, snapshot.index.maxZoom + 1)
+        return nodes.map { snapshot.cluster($0, zoom: zoom) }
+            .sorted { ($1.people, $0.clusterID ?? $0.placeID ?? 0) < ($0.people, $1.clusterID ?? $1.placeID ?? 0) }
+    }
+
+    /// What a cluster splits into one zoom deeper, and its expansion zoom; nil if no such
+    /// cluster exists now (ids name a cluster of the current read model).
+    public func children(of id: Int64) async throws -> (children: [MapCluster], expansionZoom: Int)? {
+        let snapshot = try await self.snapshot()
+        guard let (nodes, zoom) = snapshot.index.children(of: id), let expansion = snapshot.index.expansionZoom(of: id) else { return nil }
+        return (nodes.map { snapshot.cluster($0, zoom: zoom) }, expansion)
+    }
+}
+
+public enum MapError: Error {
+    case tooMany(Int)
+    case read(any Error)
+}
