@@ -19,6 +19,8 @@ public struct AppDependencies: Sendable {
     public var groups: GroupService
     /// Clusters of a viewport at a zoom, and their children (one city-wide read model).
     public var map: MapService
+    /// Seconds a map tile may be held by clients and CDNs (the read model's staleness bound).
+    public var mapMaxAge: Int
     /// Walls by venue or area (micro-cached).
     public var walls: WallService
     /// Bearer token for /v1/admin; nil disables the admin API.

@@ -24,6 +24,31 @@ struct MapRoutes {
                                          parent: (id, expansion))
             return Self.render(doc, format)
         }
+        Self.registerTiles(on: group, deps: deps)
+    }
+
+    /// `GET /v1/tiles/{z}/{x}/{y}.mvt`: the same clusters as a Mapbox Vector Tile, with an
+    /// ETag and a max-age of the read model's staleness bound, so a CDN may hold it that long.
+    static func registerTiles(on group: RouterGroup<FollaRequestContext>, deps: AppDependencies) {
+        group.get("tiles/:z/:x/{y}.mvt") { request, context in
+            try request.queryFields().rejectUnknown(allowed: [])
+            func coordinate(_ name: String) throws -> Int {
+                guard let v = Int(try context.parameters.require(name)) else {
+                    throw FieldError(name, "must be a whole number")
+                }
+                return v
+            }
+            let tile = try Tile(z: coordinate("z"), x: coordinate("x"), y: coordinate("y"))
+            let bytes = try await deps.map.tile(tile)
+            let tag = ConditionalGET.etag(bytes)
+            var headers: HTTPFields = [.eTag: tag, .cacheControl: "public, max-age=\(deps.mapMaxAge)",
+                                       .contentType: "application/vnd.mapbox-vector-tile"]
+            if let inm = request.headers[.ifNoneMatch], ConditionalGET.matches(inm, tag) {
+                headers[.contentType] = nil
+                return Response(status: .notModified, headers: headers)
+            }
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: bytes))
+        }
     }
 
     /// The viewport answer: called by `GroupRoutes` when the query has `bbox` or `zoom`.
@@ -32,10 +57,8 @@ struct MapRoutes {
         let clusters: [MapCluster]
         do {
             clusters = try await deps.map.clusters(in: viewport).filter { viewport.admits(people: $0.people) }
-        } catch .tooMany(let n) {
-            throw FieldError("bbox", "holds \(n) clusters at zoom \(viewport.zoom), more than \(MapService.maxClusters): zoom out or narrow the box")
-        } catch .read(let error) {
-            throw error
+        } catch MapError.tooMany(let n) {
+            throw FieldError("bbox", "holds \(n) clusters at zoom \(viewport.zoom), more than \(MapService.maxClusters): zoom in or narrow the box")
         }
         let doc = MapCodecs.Document(bbox: [viewport.minLongitude, viewport.minLatitude, viewport.maxLongitude, viewport.maxLatitude],
                                      zoom: viewport.zoom, clusters: clusters)

@@ -61,7 +61,11 @@ struct WallRoutes {
 /// Strong ETags over the exact bytes, and 304 Not Modified when the client has them.
 enum ConditionalGET {
     static func etag(_ body: String) -> String {
-        "\"" + SHA256.hash(data: Data(body.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
+        etag(ByteBuffer(string: body))
+    }
+
+    static func etag(_ body: ByteBuffer) -> String {
+        "\"" + SHA256.hash(data: Data(buffer: body)).prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
     }
 
     static func respond(body: String, contentType: String, request: Request, maxAge: Int) -> Response {

@@ -1,6 +1,7 @@
 import FollaCore
 import FollaGeo
 import FollaStore
+import NIOCore
 
 /// Crowds on a map: the clusters in a viewport at a zoom, a cluster's children, and the
 /// zoom at which it splits; all from one city-wide read model (`MapSnapshot`) that is at
@@ -9,14 +10,27 @@ public struct MapService: Sendable {
     /// Viewports answering more than this many clusters are refused (zoom out or narrow the box).
     public static let maxClusters = 10_000
     private let snapshots: MicroCache<Int, MapSnapshot>
+    private let tiles: MicroCache<Tile, ByteBuffer>
 
     /// - Parameters:
     ///   - places: where live places are read.
+    ///   - encoder: writes vector tiles.
     ///   - privacy: what is published.
-    ///   - period: staleness bound of the read model (one city-wide read per period at most).
-    public init(places: PlaceReads, privacy: PrivacyPolicy, period: Duration) {
-        snapshots = MicroCache(name: "map", period: period) { _ in
+    ///   - period: staleness bound of the read model and of a tile (one city-wide read per
+    ///     period at most; one encoding per tile and period).
+    public init(places: PlaceReads, encoder: TileEncoder, privacy: PrivacyPolicy, period: Duration) {
+        let snapshots = MicroCache<Int, MapSnapshot>(name: "map", period: period) { _ in
             MapSnapshot(places: try await places.allLive(), privacy: privacy)
+        }
+        self.snapshots = snapshots
+        tiles = MicroCache(name: "tiles", period: period) { tile in
+            let clusters: [MapCluster]
+            do {
+                clusters = try Self.clusters(in: tile.viewport(), of: try await snapshots.value(for: 0))
+            } catch MapError.tooMany(let n) {
+                throw FieldError("z", "the tile holds \(n) clusters; ask for a deeper zoom")
+            }
+            return try await encoder.tile(z: tile.z, x: tile.x, y: tile.y, clusters: clusters)
         }
     }
 
@@ -25,9 +39,16 @@ public struct MapService: Sendable {
     }
 
     /// The clusters inside the viewport, most people first.
-    public func clusters(in viewport: Viewport) async throws(MapError) -> [MapCluster] {
-        let snapshot: MapSnapshot
-        do { snapshot = try await self.snapshot() } catch { throw .read(error) }
+    public func clusters(in viewport: Viewport) async throws -> [MapCluster] {
+        try Self.clusters(in: viewport, of: try await snapshot())
+    }
+
+    /// A vector tile of the clusters (and venues) in `tile`, at most `period` old.
+    public func tile(_ tile: Tile) async throws -> ByteBuffer {
+        try await tiles.value(for: tile)
+    }
+
+    static func clusters(in viewport: Viewport, of snapshot: MapSnapshot) throws(MapError) -> [MapCluster] {
         let west = ClusterIndex.mercator(Coordinate(latitude: viewport.maxLatitude, longitude: viewport.minLongitude))
         let east = ClusterIndex.mercator(Coordinate(latitude: viewport.minLatitude, longitude: viewport.maxLongitude))
         // An antimeridian box keeps minX > maxX; the index reads that as wrapping.
@@ -48,6 +69,6 @@ public struct MapService: Sendable {
 }
 
 public enum MapError: Error {
+    /// The viewport holds more clusters than one answer may.
     case tooMany(Int)
-    case read(any Error)
 }

@@ -1,0 +1,88 @@
+import FollaCore
+import FollaTestSupport
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// `GET /v1/tiles/{z}/{x}/{y}.mvt`, decoded by an independent decoder (mapbox-vector-tile
+/// from PyPI, in the project's .venv) and compared with the GeoJSON answer for the same box.
+@Suite struct TileTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// XYZ tile of a position at zoom z.
+    static func tile(_ c: Coordinate, z: Int) -> (x: Int, y: Int) {
+        let n = Double(1 << z)
+        let s = sin(c.latitude * .pi / 180)
+        return (Int((c.longitude + 180) / 360 * n), Int((0.5 - log((1 + s) / (1 - s)) / (4 * .pi)) * n))
+    }
+
+    @Test func tilesHoldWhatTheGeoJSONAnswerHolds() async throws {
+        try await AppFixture.run(k: 1) { f in
+            var rng = SeededRandom(seed: 5)
+            var n = 1
+            for _ in 0..<12 {
+                let spot = Coordinate(latitude: 44.4938 + Double.random(in: -0.01...0.01, using: &rng),
+                                      longitude: 11.3426 + Double.random(in: -0.012...0.012, using: &rng))
+                let people = Int.random(in: 1...5, using: &rng)
+                _ = try await f.crowd(spot, people: people, startingAt: n)
+                n += people
+            }
+            _ = try await f.client.execute(uri: "/v1/admin/venues/piazza", method: .put,
+                                           headers: [.authorization: "Bearer \(adminToken)", .contentType: "application/json"],
+                                           body: ByteBuffer(string: #"{"name":"Piazza","centre":{"lat":44.4938,"lon":11.3426},"radius_m":80}"#))
+            for z in [11, 13, 15, 17] {
+                let (x, y) = Self.tile(Coordinate(latitude: 44.4938, longitude: 11.3426), z: z)
+                let tile = try await f.get("/v1/tiles/\(z)/\(x)/\(y).mvt")
+                #expect(tile.status == .ok)
+                #expect(tile.headers[.contentType] == "application/vnd.mapbox-vector-tile")
+                #expect(tile.headers[.cacheControl] == "public, max-age=1")
+                let tag = try #require(tile.headers[.eTag])
+                #expect(try await f.get("/v1/tiles/\(z)/\(x)/\(y).mvt", ifNoneMatch: tag).status == .notModified)
+                let v = try Tile(z: z, x: x, y: y).viewport()
+                let answer = try await f.get("/v1/groups?bbox=\(v.minLongitude),\(v.minLatitude),\(v.maxLongitude),\(v.maxLatitude)&zoom=\(z)&format=geojson")
+                #expect(answer.status == .ok)
+                let dir = FileManager.default.temporaryDirectory
+                let tileFile = dir.appendingPathComponent("folla-tile-\(UUID().uuidString).mvt")
+                let answerFile = dir.appendingPathComponent("folla-tile-\(UUID().uuidString).geojson")
+                try Data(buffer: tile.body).write(to: tileFile)
+                try Data(buffer: answer.body).write(to: answerFile)
+                defer { try? FileManager.default.removeItem(at: tileFile); try? FileManager.default.removeItem(at: answerFile) }
+                let (status, output) = try Self.python([Self.root.appendingPathComponent("Tests/Map/tile_check.py").path,
+                                                        tileFile.path, answerFile.path, "\(z)", "\(x)", "\(y)"])
+                #expect(status == 0, "zoom \(z): \(output)")
+                #expect(output.contains("'venues'"), "\(output)")
+            }
+        }
+    }
+
+    @Test(arguments: [("/v1/tiles/23/0/0.mvt", "z"), ("/v1/tiles/3/8/0.mvt", "x"), ("/v1/tiles/3/0/-1.mvt", "y"),
+                      ("/v1/tiles/3/0/0.mvt?zoom=1", "zoom")])
+    func tilesThatDoNotExistAre400(uri: String, field: String) async throws {
+        try await AppFixture.run { f in
+            let r = try await f.get(uri)
+            #expect(r.status == .badRequest, "\(uri)")
+            #expect((try f.json(r)["invalid_params"] as? [[String: Any]])?.first?["name"] as? String == field)
+        }
+    }
+
+    static func python(_ arguments: [String]) throws -> (Int32, String) {
+        let p = Process()
+        p.executableURL = root.appendingPathComponent(".venv/bin/python")
+        p.arguments = arguments
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = pipe
+        try p.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
+
+extension AppFixture {
+    func get(_ uri: String, ifNoneMatch: String) async throws -> TestResponse {
+        try await client.execute(uri: uri, method: .get, headers: [.ifNoneMatch: ifNoneMatch])
+    }
+}
