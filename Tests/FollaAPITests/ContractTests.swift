@@ -54,6 +54,9 @@ import Testing
         // It really ran: thousands of cases, every operation of the spec.
         let generated = report.firstMatch(of: /(\d+) generated/).flatMap { Int($0.1) } ?? 0
         #expect(generated >= 2000, "only \(generated) cases:\n\(report.suffix(4000))")
-        #expect(report.contains("Tested: 21"), "\(report.suffix(4000))")
+        let selected = report.firstMatch(of: /Selected: (\d+)\/(\d+)/).map { (Int($0.1) ?? 0, Int($0.2) ?? -1) }
+        let tested = report.firstMatch(of: /Tested: (\d+)/).flatMap { Int($0.1) }
+        #expect(selected != nil && selected?.0 == selected?.1 && tested == selected?.0 && (tested ?? 0) >= 23,
+                "\(report.suffix(4000))")
     }
 }

@@ -57,13 +57,27 @@ import Testing
         }
     }
 
-    @Test(arguments: [("/v1/tiles/23/0/0.mvt", "z"), ("/v1/tiles/3/8/0.mvt", "x"), ("/v1/tiles/3/0/-1.mvt", "y"),
-                      ("/v1/tiles/3/0/0.mvt?zoom=1", "zoom")])
-    func tilesThatDoNotExistAre400(uri: String, field: String) async throws {
+    @Test(arguments: [("/v1/tiles/23/0/0.mvt", "z"), ("/v1/tiles/3/0/-1.mvt", "y"), ("/v1/tiles/3/0/0.mvt?zoom=1", "zoom")])
+    func malformedTilesAre400(uri: String, field: String) async throws {
         try await AppFixture.run { f in
             let r = try await f.get(uri)
             #expect(r.status == .badRequest, "\(uri)")
             #expect((try f.json(r)["invalid_params"] as? [[String: Any]])?.first?["name"] as? String == field)
+        }
+    }
+
+    /// Past the world's edge there is no tile: 404. Zoom 0 and 1 tiles (antipodal boxes)
+    /// are tiles like any other.
+    @Test func tilesPastTheEdgeAre404AndWorldTilesWork() async throws {
+        try await AppFixture.run { f in
+            for uri in ["/v1/tiles/3/8/0.mvt", "/v1/tiles/0/0/1.mvt"] {
+                let r = try await f.get(uri)
+                #expect(r.status == HTTPResponse.Status.notFound, "\(uri)")
+            }
+            for uri in ["/v1/tiles/0/0/0.mvt", "/v1/tiles/1/1/1.mvt", "/v1/tiles/1/0/0.mvt"] {
+                let r = try await f.get(uri)
+                #expect(r.status == HTTPResponse.Status.ok, "\(uri)")
+            }
         }
     }
 

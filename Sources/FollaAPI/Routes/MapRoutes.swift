@@ -38,7 +38,15 @@ struct MapRoutes {
                 }
                 return v
             }
-            let tile = try Tile(z: coordinate("z"), x: coordinate("x"), y: coordinate("y"))
+            let (z, x, y) = (try coordinate("z"), try coordinate("x"), try coordinate("y"))
+            // Past the edge of the world at this zoom: no such tile (the URL is well formed).
+            guard (0...22).contains(z) else { throw FieldError("z", "must be between 0 and 22") }
+            guard x >= 0 else { throw FieldError("x", "must not be negative") }
+            guard y >= 0 else { throw FieldError("y", "must not be negative") }
+            guard (0..<(1 << z)).contains(x), (0..<(1 << z)).contains(y) else {
+                throw Problem.notFound("no tile \(z)/\(x)/\(y): x and y run from 0 to \((1 << z) - 1) at zoom \(z)")
+            }
+            let tile = try Tile(z: z, x: x, y: y)
             let bytes = try await deps.map.tile(tile)
             let tag = ConditionalGET.etag(bytes)
             var headers: HTTPFields = [.eTag: tag, .cacheControl: "public, max-age=\(deps.mapMaxAge)",

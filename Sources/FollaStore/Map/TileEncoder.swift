@@ -38,7 +38,9 @@ public struct TileEncoder: Sendable {
             venues AS (
                 SELECT ST_AsMVTGeom(ST_Transform(v.area::geometry, 3857), e.box, 4096, 64, true) AS geom, v.slug, v.name
                 FROM venue v, envelope e
-                WHERE v.area && ST_Transform(e.box, 4326)::geography
+                -- As geometry: a tile's box as geography can have antipodal edges (zoom 0 and 1).
+                -- Venues are few; no index needed.
+                WHERE v.area::geometry && ST_Transform(e.box, 4326)
             )
             SELECT coalesce((SELECT ST_AsMVT(g, 'groups', 4096, 'geom') FROM groups g WHERE g.geom IS NOT NULL), ''::bytea)
                 || coalesce((SELECT ST_AsMVT(v, 'venues', 4096, 'geom') FROM venues v WHERE v.geom IS NOT NULL), ''::bytea) AS tile
