@@ -7,8 +7,8 @@ import Foundation
 /// and so the zoom at which it splits.
 ///
 /// Written here because no Swift library does it (supercluster is JavaScript; its KD-tree
-/// KDBush too). The neighbour search is a uniform grid of cell size `r` per zoom: linear
-/// in the points of that zoom, which is all a build needs; a viewport query scans one
+/// KDBush too). The neighbour search is a uniform grid of cell size `r` per zoom, kept as
+/// one sorted array (see `cluster`), which is all a build needs; a viewport query scans one
 /// zoom's array (tens of thousands of comparisons, well under a millisecond).
 ///
 /// Processing follows the order of the input (callers sort it by a stable key), so two
@@ -52,7 +52,7 @@ public struct ClusterIndex: Sendable {
     /// `levels[z]` holds the nodes at zoom z, for z in 0...maxZoom + 1 (the last: the points).
     private var levels: [[Node]] = []
     /// `children[z][i]`: indices in `levels[z + 1]` of what node i of zoom z merged.
-    private var children: [[[Int32]]] = []
+    private var children: [Members] = []
     /// Per zoom, cluster seed → index (clusters only).
     private var clusterBySeed: [[Int64: Int32]] = []
 
@@ -69,10 +69,9 @@ public struct ClusterIndex: Sendable {
             Node(x: p.x, y: p.y, weight: p.weight, points: 1, seed: p.key, point: i)
         }
         levels = Array(repeating: [], count: maxZoom + 2)
-        children = Array(repeating: [], count: maxZoom + 2)
+        children = Array(repeating: Members(), count: maxZoom + 2)
         clusterBySeed = Array(repeating: [:], count: maxZoom + 2)
         levels[maxZoom + 1] = level
-        children[maxZoom + 1] = Array(repeating: [], count: level.count)
         for zoom in stride(from: maxZoom, through: 0, by: -1) {
             let (next, merged) = Self.cluster(level, zoom: zoom, r: radius / (extent * Double(1 << zoom)))
             levels[zoom] = next
@@ -84,48 +83,81 @@ public struct ClusterIndex: Sendable {
         }
     }
 
+    /// What one zoom's pass merged: node i of the zoom took `items[offsets[i]..<offsets[i + 1]]`
+    /// of the zoom above (flat, so a level of 100 000 nodes is two arrays, not 100 000).
+    struct Members: Sendable {
+        var offsets: [Int32] = [0]
+        var items: [Int32] = []
+        subscript(i: Int) -> ArraySlice<Int32> { items[Int(offsets[i])..<Int(offsets[i + 1])] }
+    }
+
     /// One zoom's greedy pass: each node not yet taken takes its untaken neighbours within r.
-    private static func cluster(_ nodes: [Node], zoom: Int, r: Double) -> ([Node], [[Int32]]) {
-        var grid: [GridCell: [Int32]] = [:]
-        grid.reserveCapacity(nodes.count)
-        for (i, n) in nodes.enumerated() { grid[GridCell(n.x, n.y, r), default: []].append(Int32(i)) }
-        var taken = [Bool](repeating: false, count: nodes.count)
+    ///
+    /// The grid is flat: nodes sorted by cell key (column-major, so a cell and the ones above
+    /// and below it are one run of keys), each neighbourhood three binary searches.
+    private static func cluster(_ nodes: [Node], zoom: Int, r: Double) -> ([Node], Members) {
+        let n = nodes.count
+        func key(_ cx: Int, _ cy: Int) -> Int64 { Int64(cx) << 32 | Int64(UInt32(truncatingIfNeeded: cy)) }
+        var cells = [(cx: Int, cy: Int)](repeating: (0, 0), count: n)
+        var keyed = [(key: Int64, index: Int32)]()
+        keyed.reserveCapacity(n)
+        for i in 0..<n {
+            let c = (Int((nodes[i].x / r).rounded(.down)), Int((nodes[i].y / r).rounded(.down)))
+            cells[i] = c
+            keyed.append((key(c.0, c.1), Int32(i)))
+        }
+        keyed.sort { ($0.key, $0.index) < ($1.key, $1.index) }
+        func lowerBound(_ k: Int64) -> Int {
+            var lo = 0, hi = keyed.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if keyed[mid].key < k { lo = mid + 1 } else { hi = mid }
+            }
+            return lo
+        }
+        var taken = [Bool](repeating: false, count: n)
         var out: [Node] = []
-        var merged: [[Int32]] = []
+        var merged = Members()
         let r2 = r * r
-        for i in nodes.indices where !taken[i] {
+        var members: [Int32] = []
+        for i in 0..<n where !taken[i] {
             taken[i] = true
             let p = nodes[i]
-            var members: [Int32] = [Int32(i)]
-            let c = GridCell(p.x, p.y, r)
-            for dx in -1...1 {
-                for dy in -1...1 {
-                    guard let bucket = grid[GridCell(cx: c.cx + dx, cy: c.cy + dy)] else { continue }
-                    for j in bucket where !taken[Int(j)] {
-                        let q = nodes[Int(j)]
-                        let ddx = q.x - p.x, ddy = q.y - p.y
-                        if ddx * ddx + ddy * ddy <= r2 { members.append(j) }
-                    }
+            members.removeAll(keepingCapacity: true)
+            members.append(Int32(i))
+            let c = cells[i]
+            for cx in (c.cx - 1)...(c.cx + 1) {
+                let last = key(cx, c.cy + 1)
+                var k = lowerBound(key(cx, c.cy - 1))
+                while k < keyed.count && keyed[k].key <= last {
+                    let j = Int(keyed[k].index)
+                    k += 1
+                    if taken[j] { continue }
+                    let q = nodes[j]
+                    let dx = q.x - p.x, dy = q.y - p.y
+                    if dx * dx + dy * dy <= r2 { members.append(Int32(j)) }
                 }
             }
+            // Members in input order, as a pass over the nodes in order would take them.
+            if members.count > 2 { members[1...].sort() }
             if members.count == 1 {
                 out.append(p)
-                merged.append(members)
-                continue
+            } else {
+                var wx = 0.0, wy = 0.0, weight = 0, count = 0, w = 0.0
+                for j in members {
+                    taken[Int(j)] = true
+                    let q = nodes[Int(j)]
+                    let qw = Double(max(q.weight, 1))
+                    wx += q.x * qw
+                    wy += q.y * qw
+                    w += qw
+                    weight += q.weight
+                    count += q.points
+                }
+                out.append(Node(x: wx / w, y: wy / w, weight: weight, points: count, seed: p.seed, point: nil))
             }
-            var wx = 0.0, wy = 0.0, weight = 0, count = 0, w = 0.0
-            for j in members {
-                taken[Int(j)] = true
-                let q = nodes[Int(j)]
-                let qw = Double(max(q.weight, 1))
-                wx += q.x * qw
-                wy += q.y * qw
-                w += qw
-                weight += q.weight
-                count += q.points
-            }
-            out.append(Node(x: wx / w, y: wy / w, weight: weight, points: count, seed: p.seed, point: nil))
-            merged.append(members)
+            merged.items.append(contentsOf: members)
+            merged.offsets.append(Int32(merged.items.count))
         }
         return (out, merged)
     }
@@ -169,7 +201,7 @@ public struct ClusterIndex: Sendable {
         while zoom <= maxZoom {
             let kids = children[zoom][i]
             if kids.count != 1 { return zoom + 1 }
-            i = Int(kids[0])
+            i = Int(kids[kids.startIndex])
             zoom += 1
         }
         return maxZoom + 1
@@ -186,18 +218,5 @@ public struct ClusterIndex: Sendable {
     public static func coordinate(x: Double, y: Double) -> Coordinate {
         let lat = atan(sinh(.pi * (1 - 2 * y))) * 180 / .pi
         return Coordinate(latitude: lat, longitude: x * 360 - 180)
-    }
-}
-
-private struct GridCell: Hashable {
-    var cx: Int
-    var cy: Int
-    init(cx: Int, cy: Int) {
-        self.cx = cx
-        self.cy = cy
-    }
-    init(_ x: Double, _ y: Double, _ r: Double) {
-        cx = Int((x / r).rounded(.down))
-        cy = Int((y / r).rounded(.down))
     }
 }

@@ -9,7 +9,7 @@ import NIOCore
 public struct MapService: Sendable {
     /// Viewports answering more than this many clusters are refused (zoom out or narrow the box).
     public static let maxClusters = 10_000
-    private let snapshots: MicroCache<Int, MapSnapshot>
+    private let snapshots: MapReadModel
     private let tiles: MicroCache<Tile, ByteBuffer>
 
     /// - Parameters:
@@ -19,14 +19,14 @@ public struct MapService: Sendable {
     ///   - period: staleness bound of the read model and of a tile (one city-wide read per
     ///     period at most; one encoding per tile and period).
     public init(places: PlaceReads, encoder: TileEncoder, privacy: PrivacyPolicy, period: Duration) {
-        let snapshots = MicroCache<Int, MapSnapshot>(name: "map", period: period) { _ in
+        let snapshots = MapReadModel(period: period) {
             MapSnapshot(places: try await places.allLive(), privacy: privacy)
         }
         self.snapshots = snapshots
         tiles = MicroCache(name: "tiles", period: period) { tile in
             let clusters: [MapCluster]
             do {
-                clusters = try Self.clusters(in: tile.viewport(), of: try await snapshots.value(for: 0))
+                clusters = try Self.clusters(in: tile.viewport(), of: try await snapshots.snapshot())
             } catch MapError.tooMany(let n) {
                 throw FieldError("z", "the tile holds \(n) clusters; ask for a deeper zoom")
             }
@@ -35,7 +35,7 @@ public struct MapService: Sendable {
     }
 
     public func snapshot() async throws -> MapSnapshot {
-        try await snapshots.value(for: 0)
+        try await snapshots.snapshot()
     }
 
     /// The clusters inside the viewport, most people first.
