@@ -9,8 +9,8 @@ import Foundation
 /// String: appending many short strings to a String was most of a groups answer's
 /// rendering (its growth and UTF-8 bookkeeping per append, measured under the Bologna
 /// evening).
-struct JSONWriter {
-    private(set) var bytes: [UInt8] = []
+package struct JSONWriter {
+    package private(set) var bytes: [UInt8] = []
 
     /// The document as text.
     var text: String { String(decoding: bytes, as: UTF8.self) }
