@@ -10,7 +10,7 @@ import Foundation
 @main
 struct CodecBench {
     static func main() throws {
-        let iterations = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 2000
+        let iterations = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 300
         let doc = BenchDocuments.groups(count: 100)
         let geo = GroupsFeatureCollection(doc)
         let checkIn = BenchDocuments.checkIn()
