@@ -17,7 +17,7 @@ import NIOCore
 public struct AnswerEncoder: ResponseEncoder, Sendable {
     public init() {}
 
-    /// Configured once; `JSONEncoder` may be shared across threads once configured.
+    /// Configured once; `JSONEncoder` is Sendable, so one instance serves every request.
     private static let encoder: JSONEncoder = {
         let e = JSONEncoder()
         e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -40,6 +40,6 @@ public struct AnswerEncoder: ResponseEncoder, Sendable {
     }
 
     public func encode(_ value: some Encodable, from request: Request, context: some RequestContext) throws -> Response {
-        try Answer.respond(value: value, cache: nil)
+        try Answer.respond(value: value)
     }
 }

@@ -1,7 +1,9 @@
 import Foundation
 
-/// The groups answer as an RFC 7946 FeatureCollection: a Point feature per group (its
-/// properties are the JSON fields) and, for clustered groups, a Polygon feature for the hull.
+/// `GroupsFeatureCollection` written with `JSONWriter` (the same JSON as its `Encodable`
+/// conformance, checked against one literal; see `JSONWriter` for the figures): a Point
+/// feature per group (its properties are the JSON fields without the hull) and, for
+/// clustered groups, a Polygon feature for the hull.
 package enum GroupsGeoJSON {
     package static func encode(_ doc: GroupsDocument) -> [UInt8] {
         var w = JSONWriter(capacity: 256 + doc.groups.count * 600)

@@ -1,4 +1,5 @@
-/// The age/sex breakdown as JSON, or null when the privacy policy withholds it.
+/// `StatsDTO` written with `JSONWriter` for the hot answers, or null when the privacy
+/// policy withholds it.
 enum StatsJSON {
     static func write(_ s: StatsDTO?, _ w: inout JSONWriter) {
         guard let s else { return w.null() }
