@@ -15,7 +15,7 @@ struct CodecBench {
         let geo = GroupsFeatureCollection(doc)
         let checkIn = BenchDocuments.checkIn()
         let encoder = AnswerEncoder()
-        print("\(iterations) documents a round, median of 7 rounds (release build)")
+        print("\(iterations) documents a round (check-ins: 50 times as many), median of 7 alternating rounds")
         try compare("groups JSON, 100 groups (34 with a 20-point hull and 3 messages)", iterations,
                     encoder: { try encoder.encode(doc) }, writer: { GroupsJSON.document(doc) })
         try compare("groups GeoJSON, same groups", iterations,
@@ -24,35 +24,31 @@ struct CodecBench {
                     encoder: { try encoder.encode(checkIn) }, writer: { CheckInJSON.encode(checkIn) })
     }
 
-    /// Checks that both produce the same JSON value, then times each.
+    /// Checks that both produce the same JSON value, then times them in alternating rounds
+    /// (so a busy machine slows both alike) and prints the medians.
     static func compare(_ name: String, _ n: Int, encoder: () throws -> Data, writer: () -> [UInt8]) throws {
         let a = try JSONSerialization.jsonObject(with: try encoder()) as? NSObject
         let b = try JSONSerialization.jsonObject(with: Data(writer())) as? NSObject
         guard let a, let b, a.isEqual(b) else { throw BenchError.differentDocuments(name) }
-        let e = try median { try repeatCount(n) { try encoder().count } }
-        let w = median { repeatCount(n) { writer().count } }
-        let perE = e / Double(n), perW = w / Double(n)
-        print(String(format: "%@: JSONEncoder %.0f ns, JSONWriter %.0f ns, ratio %.2f×", name, perE, perW, perE / perW))
-    }
-
-    static func repeatCount(_ n: Int, _ body: () throws -> Int) rethrows -> Int {
-        var bytes = 0
-        for _ in 0..<n { bytes &+= try body() }
-        return bytes
-    }
-
-    /// Median wall time of 7 rounds after one warm-up round, in nanoseconds.
-    static func median(_ round: () throws -> Int) rethrows -> Double {
-        var sink = try round()
-        var times: [Double] = []
-        for _ in 0..<7 {
-            let start = ContinuousClock.now
-            sink &+= try round()
-            let d = ContinuousClock.now - start
-            times.append(Double(d.components.seconds) * 1e9 + Double(d.components.attoseconds) / 1e9)
+        var sink = 0
+        var e: [Double] = [], w: [Double] = []
+        for round in 0..<8 {
+            let te = try time { for _ in 0..<n { sink &+= try encoder().count } }
+            let tw = time { for _ in 0..<n { sink &+= writer().count } }
+            if round > 0 { e.append(te / Double(n)); w.append(tw / Double(n)) }  // round 0 warms up
         }
         if sink == 42 { print("") }  // keeps the work observable
-        return times.sorted()[3]
+        let perE = e.sorted()[e.count / 2], perW = w.sorted()[w.count / 2]
+        print(String(format: "%@, %d bytes: JSONEncoder %.0f ns, JSONWriter %.0f ns, ratio %.1f×",
+                     name, writer().count, perE, perW, perE / perW))
+    }
+
+    /// Wall time of `body` in nanoseconds.
+    static func time(_ body: () throws -> Void) rethrows -> Double {
+        let start = ContinuousClock.now
+        try body()
+        let d = ContinuousClock.now - start
+        return Double(d.components.seconds) * 1e9 + Double(d.components.attoseconds) / 1e9
     }
 }
 
