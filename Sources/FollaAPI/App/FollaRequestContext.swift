@@ -7,6 +7,9 @@ public struct FollaRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
 
+    /// Values a handler returns the Hummingbird way go through the one JSON encoder.
+    public var responseEncoder: AnswerEncoder { AnswerEncoder() }
+
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress

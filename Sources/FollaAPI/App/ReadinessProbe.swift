@@ -23,12 +23,18 @@ public struct ReadinessProbe: Sendable {
         self.logger = logger
     }
 
+    /// The `/readyz` answer; the versions and `error` are left out when unknown or none.
     public struct Status: Sendable, Encodable {
         public var ready: Bool
         public var postgres: String?
         public var postgis: String?
         public var pendingMigrations: [String]
         public var error: String?
+
+        enum CodingKeys: String, CodingKey {
+            case ready, postgres, postgis, error
+            case pendingMigrations = "pending_migrations"
+        }
     }
 
     public func check() async -> Status {

@@ -1,9 +1,11 @@
 import Foundation
 
-/// The groups answer as an RFC 7946 FeatureCollection: a Point feature per group (its
-/// properties are the JSON fields) and, for clustered groups, a Polygon feature for the hull.
-enum GroupsGeoJSON {
-    static func encode(_ doc: GroupsDocument) -> String {
+/// `GroupsFeatureCollection` written with `JSONWriter` (the same JSON as its `Encodable`
+/// conformance, checked against one literal; see `JSONWriter` for the figures): a Point
+/// feature per group (its properties are the JSON fields without the hull) and, for
+/// clustered groups, a Polygon feature for the hull.
+package enum GroupsGeoJSON {
+    package static func encode(_ doc: GroupsDocument) -> [UInt8] {
         var w = JSONWriter(capacity: 256 + doc.groups.count * 600)
         w.object { o in
             o.member("features") { w in
@@ -43,6 +45,6 @@ enum GroupsGeoJSON {
             }
             o.member("type") { $0.string("FeatureCollection") }
         }
-        return w.text
+        return w.bytes
     }
 }

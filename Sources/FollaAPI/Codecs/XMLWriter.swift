@@ -1,7 +1,17 @@
-/// A minimal XML 1.0 writer: elements, attributes and escaped text, nothing clever.
+/// A minimal XML 1.0 writer: elements, attributes and escaped text, nothing clever. The
+/// one XML writer of every XML answer (groups, places, walls, Atom, the legacy tables).
 ///
 /// Escapes the five special characters and drops characters XML 1.0 cannot carry
 /// (input validation already refuses control characters; this is the last line).
+///
+/// Why not XMLCoder over the answers' `Encodable` types (it was declared and never used,
+/// and is gone from Package.swift): the shapes the tests and the original app read need
+/// more code around XMLCoder than this writer is. It has no `xsi:nil` (our withheld
+/// `<stats xsi:nil="true">` would need a wrapper type per nullable element), attributes
+/// that come and go per value (`<group id>` only when there is an id) need a
+/// `DynamicNodeEncoding` conformance per type, it passes characters XML 1.0 cannot carry
+/// through (ill-formed output), and no option of it writes `query_to_xml`'s layout (blank
+/// lines around rows, two-space indent) for `/sendData.php`, which would still need a writer.
 struct XMLWriter {
     private(set) var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 

@@ -7,8 +7,9 @@ import Logging
 /// `{"time":"…Z","level":"info","label":"folla","message":"request", …metadata}`: the
 /// metadata's keys sit beside the fixed ones (a clashing key is prefixed with `meta.`);
 /// nested metadata stays nested. Written by hand because none of the packages available
-/// here ships a JSON line handler (swift-log's own handler writes text only); the escaping
-/// is `JSONWriter`'s, the one used for every answer.
+/// here ships a JSON line handler (swift-log's own handler writes text only). Through
+/// `JSONWriter` rather than the answers' encoder: the four fixed keys lead every line (the
+/// encoder sorts keys), and a line costs no `Encodable` boxing of the metadata.
 public struct JSONLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     public var logLevel: Logger.Level = .info

@@ -86,31 +86,16 @@ public struct Problem: Error, Sendable {
         Problem(.notFound, type: "not-found", title: "Not found", detail: detail)
     }
 
-    /// The JSON body, field order fixed for readable output.
+    /// The document (`Problem+Encodable`) through the one JSON encoder.
     func jsonBody() -> ByteBuffer {
-        var members = [
-            "\"type\":\(jsonString("/problems/" + type))",
-            "\"title\":\(jsonString(title))",
-            "\"status\":\(status.code)",
-            "\"detail\":\(jsonString(detail))",
-        ]
-        if let field {
-            members.append("\"invalid_params\":[{\"name\":\(jsonString(field)),\"reason\":\(jsonString(detail))}]")
-        }
-        return ByteBuffer(string: "{" + members.joined(separator: ",") + "}")
+        // (Strings and an integer always encode; the fallback is only the type checker's due.)
+        let data = (try? AnswerEncoder().encode(self)) ?? Data(#"{"status":\#(status.code)}"#.utf8)
+        return ByteBuffer(bytes: data)
     }
 
+    /// The answer: `application/problem+json`, never stored by caches, with the problem's
+    /// own headers (`Retry-After`, `Allow`, `WWW-Authenticate`).
     func response() -> Response {
-        var headers = self.headers
-        headers[.contentType] = "application/problem+json"
-        headers[.cacheControl] = "no-store"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: jsonBody()))
+        Answer.respond(status: status, body: jsonBody(), contentType: Answer.problemJSON, cache: "no-store", headers: headers)
     }
-}
-
-/// JSON string literal with RFC 8259 escaping (`JSONWriter.string`, the one rule).
-func jsonString(_ s: String) -> String {
-    var w = JSONWriter(capacity: s.utf8.count + 2)
-    w.string(s)
-    return w.text
 }

@@ -2,6 +2,7 @@ import FollaCore
 import FollaServices
 import FollaStore
 import Hummingbird
+import NIOCore
 
 /// The write path of presence: `POST /v1/checkins` and `DELETE /v1/devices/{device_id}`.
 struct CheckInRoutes {
@@ -19,19 +20,18 @@ struct CheckInRoutes {
             var query = GroupQuery(centre: checkIn.position)
             try query.apply(search)
             let answer = try await deps.checkIns.checkIn(checkIn, network: context.clientNetwork)
-            var json = CheckInJSON.encode(answer, privacy: deps.privacy)
+            var document = CheckInDocument(answer, privacy: deps.privacy)
             if include == "groups" {
                 // The check-in is committed: a failing search must not turn it into an
                 // error (a retry would post the message twice). Answer it without groups.
                 do {
-                    let groups = try await deps.groups.groups(for: query)
-                    json = String(json.dropLast()) + ",\"groups\":" + GroupsJSON.groups(groups.map(GroupDTO.init)) + "}"
+                    document.groups = .found(try await deps.groups.groups(for: query).map(GroupDTO.init))
                 } catch {
                     context.logger.error("groups after a committed check-in failed", metadata: ["error": "\(error)"])
-                    json = String(json.dropLast()) + ",\"groups\":null}"
+                    document.groups = .failed
                 }
             }
-            return JSONBody.response(.ok, json, cache: "no-store")
+            return Answer.respond(body: ByteBuffer(bytes: CheckInJSON.encode(document)), contentType: Answer.json)
         }
 
         group.delete("devices/:device_id") { _, context in

@@ -18,7 +18,7 @@ struct GroupRoutes {
             }
             let query = try GroupQuery(parameters: fields)
             let groups = try await deps.groups.groups(for: query)
-            return try GroupsResponse.render(GroupsDocument(query: query, groups: groups), as: format)
+            return GroupsResponse.render(GroupsDocument(query: query, groups: groups), as: format)
         }
 
         group.get("places/:place_id") { request, context in
@@ -41,23 +41,7 @@ struct GroupRoutes {
             }
             var doc = GroupsDocument(query: GroupQuery(centre: centre), groups: [detail])
             doc.radiusM = 0
-            return try GroupsResponse.render(doc, as: format, single: true)
+            return GroupsResponse.render(doc, as: format, single: true)
         }
-    }
-}
-
-/// Renders a groups document in the negotiated format.
-enum GroupsResponse {
-    static func render(_ doc: GroupsDocument, as format: ResponseFormat, single: Bool = false) throws -> Response {
-        let body: String
-        switch format {
-        case .json: body = single ? GroupsJSON.group(doc.groups[0]) : GroupsJSON.document(doc)
-        case .xml: body = single ? GroupsXML.encodeSingle(doc.groups[0]) : GroupsXML.encode(doc)
-        case .geojson, .atom: body = GroupsGeoJSON.encode(doc)  // atom is never offered here
-        }
-        return Response(
-            status: .ok,
-            headers: [.contentType: format.mediaType, .cacheControl: "no-store", .vary: "Accept"],
-            body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 }

@@ -1,4 +1,3 @@
-import Foundation
 import Hummingbird
 
 /// `/healthz`: the process is alive. `/readyz`: it can serve (database, PostGIS, schema).
@@ -7,23 +6,11 @@ struct HealthRoutes {
 
     func register(on router: Router<FollaRequestContext>) {
         router.get("healthz") { _, _ in
-            JSONBody.response(.ok, "{\"status\":\"ok\"}", cache: "no-store")
+            try Answer.respond(value: HealthStatus())
         }
         router.get("readyz") { _, _ in
             let status = await readiness.check()
-            let encoder = JSONEncoder()
-            encoder.keyEncodingStrategy = .convertToSnakeCase
-            encoder.outputFormatting = [.sortedKeys]
-            let body = (try? encoder.encode(status)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-            return JSONBody.response(status.ready ? .ok : .serviceUnavailable, body, cache: "no-store")
+            return try Answer.respond(status: status.ready ? .ok : .serviceUnavailable, value: status)
         }
-    }
-}
-
-enum JSONBody {
-    static func response(_ status: HTTPResponse.Status, _ json: String, cache: String? = nil) -> Response {
-        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
-        if let cache { headers[.cacheControl] = cache }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: json)))
     }
 }

@@ -56,7 +56,6 @@ struct LegacyRoutes {
     }
 
     static func xml(_ text: String) -> Response {
-        Response(status: .ok, headers: [.contentType: "text/xml; charset=utf-8", .cacheControl: "no-store"],
-                 body: .init(byteBuffer: ByteBuffer(string: text)))
+        Answer.respond(text: text, contentType: "text/xml; charset=utf-8")
     }
 }

@@ -18,7 +18,7 @@ struct MessageRoutes {
                 throw Problem(.conflict, type: "not-checked-in", title: "Not in a place",
                               detail: "this device is not in any place right now; check in first (messages go to the place where you are)")
             }
-            return JSONBody.response(.created, MessageJSON.message(MessageDTO(message)), cache: "no-store")
+            return try Answer.respond(status: .created, value: MessageDTO(message))
         }
 
         group.get("places/:place_id/messages") { request, context in
@@ -30,7 +30,7 @@ struct MessageRoutes {
             guard let page = try await deps.groups.messages(place: place, before: before, limit: limit) else {
                 throw Problem.notFound("no public place \(place)")
             }
-            return JSONBody.response(.ok, MessageJSON.page(page.map(MessageDTO.init), limit: limit), cache: "no-store")
+            return try Answer.respond(value: MessagePage(page.map(MessageDTO.init), limit: limit))
         }
 
         group.post("messages/:message_id/reports") { request, context in
@@ -45,8 +45,8 @@ struct MessageRoutes {
             case .duplicate:
                 throw Problem(.conflict, type: "already-reported", title: "Already reported",
                               detail: "this device has already reported message \(id)")
-            case .reported: return JSONBody.response(.accepted, "{\"hidden\":false}", cache: "no-store")
-            case .hidden: return JSONBody.response(.accepted, "{\"hidden\":true}", cache: "no-store")
+            case .reported: return try Answer.respond(status: .accepted, value: ReportReceipt(hidden: false))
+            case .hidden: return try Answer.respond(status: .accepted, value: ReportReceipt(hidden: true))
             }
         }
     }
@@ -57,33 +57,5 @@ struct MessageRoutes {
                           detail: "\(name) must be a positive integer", field: name)
         }
         return id
-    }
-}
-
-enum MessageJSON {
-    static func message(_ m: MessageDTO) -> String {
-        var w = JSONWriter()
-        write(m, &w)
-        return w.text
-    }
-
-    static func write(_ m: MessageDTO, _ w: inout JSONWriter) {
-        w.object { o in
-            o.member("created_at") { $0.date(m.createdAt) }
-            o.member("id") { $0.integer(m.id) }
-            o.member("place_id") { $0.integer(orNull: m.placeId) }
-            o.member("text") { $0.string(m.text) }
-        }
-    }
-
-    static func page(_ messages: [MessageDTO], limit: Int) -> String {
-        var w = JSONWriter()
-        w.object { o in
-            o.member("messages") { w in w.array(messages) { w, m in write(m, &w) } }
-            o.member("next_before") { w in
-                if messages.count == limit, let last = messages.last { w.integer(last.id) } else { w.null() }
-            }
-        }
-        return w.text
     }
 }

@@ -11,7 +11,7 @@ struct ModerationRoutes {
             group.post("admin/messages/:message_id/\(action)") { _, context in
                 let id = try MessageRoutes.id(context, "message_id")
                 guard try await deps.messages.setHidden(id, hidden) else { throw Problem.notFound("no message \(id)") }
-                return JSONBody.response(.ok, "{\"id\":\(id),\"hidden\":\(hidden)}", cache: "no-store")
+                return try Answer.respond(value: ModerationReceipt(id: id, hidden: hidden))
             }
         }
     }

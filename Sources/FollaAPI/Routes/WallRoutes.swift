@@ -1,4 +1,3 @@
-import Crypto
 import FollaCore
 import FollaServices
 import FollaStore
@@ -50,40 +49,10 @@ struct WallRoutes {
     private func render(_ wall: WallSnapshot, _ format: ResponseFormat, _ request: Request, selfPath: String) throws -> Response {
         let body: String
         switch format {
-        case .xml: body = WallCodecs.xml(wall)
-        case .atom: body = WallCodecs.atom(wall, selfPath: selfPath)
-        default: body = WallCodecs.json(wall)
+        case .xml: body = WallXML.wall(wall)
+        case .atom: body = WallXML.atom(wall, selfPath: selfPath)
+        default: body = try AnswerEncoder().text(WallDocument(wall))
         }
         return ConditionalGET.respond(body: body, contentType: format.mediaType, request: request, maxAge: deps.wallCacheSeconds)
-    }
-}
-
-/// Strong ETags over the exact bytes, and 304 Not Modified when the client has them.
-enum ConditionalGET {
-    static func etag(_ body: String) -> String {
-        etag(ByteBuffer(string: body))
-    }
-
-    static func etag(_ body: ByteBuffer) -> String {
-        "\"" + SHA256.hash(data: Data(buffer: body)).prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
-    }
-
-    static func respond(body: String, contentType: String, request: Request, maxAge: Int) -> Response {
-        let tag = etag(body)
-        var headers: HTTPFields = [
-            .eTag: tag, .cacheControl: "public, max-age=\(maxAge)", .vary: "Accept", .contentType: contentType,
-        ]
-        if let inm = request.headers[.ifNoneMatch], matches(inm, tag) {
-            headers[.contentType] = nil
-            return Response(status: .notModified, headers: headers)
-        }
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
-    }
-
-    static func matches(_ header: String, _ tag: String) -> Bool {
-        header.split(separator: ",").contains {
-            let t = $0.trimmingCharacters(in: .whitespaces)
-            return t == "*" || t == tag || t == "W/" + tag
-        }
     }
 }

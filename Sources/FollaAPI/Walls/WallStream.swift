@@ -48,7 +48,8 @@ struct WallStream {
             var out = ""
             if let sent = lastSent {
                 for m in wall.messages.reversed() where m.id > sent {
-                    out += "id: \(m.id)\nevent: message\ndata: \(MessageJSON.message(MessageDTO(m)))\n\n"
+                    let json = try AnswerEncoder().text(MessageDTO(m))
+                    out += "id: \(m.id)\nevent: message\ndata: \(json)\n\n"
                     lastSent = m.id
                 }
             } else {
@@ -56,7 +57,7 @@ struct WallStream {
                 lastSent = wall.messages.first?.id ?? 0
                 if let id = lastSent, id > 0 { out += "id: \(id)\n" }
             }
-            let snapshot = WallCodecs.json(wall)
+            let snapshot = try AnswerEncoder().text(WallDocument(wall))
             if snapshot != lastSnapshot {
                 out += "event: snapshot\ndata: \(snapshot)\n\n"
                 lastSnapshot = snapshot

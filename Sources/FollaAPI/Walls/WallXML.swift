@@ -2,32 +2,10 @@ import FollaCore
 import FollaServices
 import Foundation
 
-/// A wall in JSON, XML and Atom 1.0 (RFC 4287).
-enum WallCodecs {
-    static func json(_ w: WallSnapshot) -> String {
-        var j = JSONWriter(capacity: 1024 + w.messages.count * 160)
-        j.object { o in
-            o.member("busiest") { j in j.array(w.busiest) { j, s in
-                j.object { so in
-                    so.member("coarsened") { $0.bool(s.coarsened) }
-                    so.member("lat") { $0.number(GroupDTO.round(s.position.latitude, 1e7)) }
-                    so.member("lon") { $0.number(GroupDTO.round(s.position.longitude, 1e7)) }
-                    so.member("people") { $0.integer(s.people) }
-                    so.member("place_id") { $0.integer(orNull: s.placeID) }
-                    so.member("stats") { StatsJSON.write(s.stats.map(StatsDTO.init), &$0) }
-                }
-            } }
-            o.member("messages") { j in j.array(w.messages) { j, m in MessageJSON.write(MessageDTO(m), &j) } }
-            o.member("people") { $0.integer(w.people) }
-            o.member("places") { $0.integer(w.places) }
-            o.member("stats") { StatsJSON.write(w.stats.map(StatsDTO.init), &$0) }
-            o.member("title") { $0.string(w.title) }
-            o.member("updated_at") { $0.date(w.updatedAt) }
-        }
-        return j.text
-    }
-
-    static func xml(_ w: WallSnapshot) -> String {
+/// A wall in XML and in Atom 1.0 (RFC 4287), written with `XMLWriter` (see there why).
+/// The JSON wall is `WallDocument`.
+enum WallXML {
+    static func wall(_ w: WallSnapshot) -> String {
         var x = XMLWriter()
         x.open("wall", [("xmlns:xsi", "http://www.w3.org/2001/XMLSchema-instance"), ("id", w.id)])
         x.element("title", w.title)
