@@ -98,7 +98,7 @@ struct MapPage {
       var width = 0, height = 0;
       var clusters = [], shown = null, drawn = [], hits = [];
       var seq = 0, timer = null, retry = null, controller = null;
-      var state = { requests: 0, answers: 0, failures: 0, requested: null, loading: false, online: null, error: null };
+      var state = { requests: 0, answers: 0, failures: 0, requested: null, loading: false, online: null, refused: false, error: null };
 
       function el(id) { return document.getElementById(id); }
       function clampLat(lat) { return Math.max(-MAX_LAT, Math.min(MAX_LAT, lat)); }
