@@ -37,6 +37,9 @@ public func buildRouter(_ deps: AppDependencies) -> Router<FollaRequestContext> 
     WallRoutes(deps: deps).register(on: v1)
     LegacyRoutes(deps: deps).register(on: open)
     WallPage(deps: deps).register(on: router)
+    // Outside the database gate: the page itself reads nothing, and during an outage it
+    // should load and say so rather than be a 503.
+    MapPage().register(on: router)
     OpenAPIRoute().register(on: router)
     known.set(router.routes.map { ("\($0.path)", $0.method) })
     return router
