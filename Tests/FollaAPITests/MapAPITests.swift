@@ -92,6 +92,25 @@ import Testing
         }
     }
 
+    /// A viewport that would answer more than 10 000 clusters is a 400 that says why; the
+    /// same crowd zoomed out clusters into an answer.
+    @Test func tooManyClustersIsA400ThatSaysWhy() async throws {
+        try await AppFixture.run(k: 1) { f in
+            _ = try await f.db.query("""
+                INSERT INTO place (anchor, people, counted, reporters, age_sum, male, female, created_at, last_activity, mix)
+                SELECT ST_SetSRID(ST_MakePoint(11.30 + (i % 101) * 0.0004, 44.48 + (i / 101) * 0.0003), 4326)::geography,
+                       1, 1, 0, 0, 0, 0, now(), now(), 0
+                FROM generate_series(0, 10099) i
+                """, logger: TestCluster.logger)
+            let r = try await f.get("/v1/groups?bbox=11.29,44.47,11.35,44.52&zoom=20")
+            #expect(r.status == .badRequest)
+            let detail = try #require(try f.json(r)["detail"] as? String)
+            #expect(detail.contains("10100 clusters") && detail.contains("zoom out or narrow"), "\(detail)")
+            let zoomedOut = try await clusters(f, "bbox=11.29,44.47,11.35,44.52&zoom=12")
+            #expect(zoomedOut["people"] as? Int == 10_100)
+        }
+    }
+
     @Test(arguments: [
         ("bbox=11.2,44.6,11.5,44.4&zoom=10", "bbox"),  // south edge north of the north edge
         ("bbox=11.2,44.4,11.5&zoom=10", "bbox"),

@@ -66,7 +66,7 @@ struct MapRoutes {
         do {
             clusters = try await deps.map.clusters(in: viewport).filter { viewport.admits(people: $0.people) }
         } catch MapError.tooMany(let n) {
-            throw FieldError("bbox", "holds \(n) clusters at zoom \(viewport.zoom), more than \(MapService.maxClusters): zoom in or narrow the box")
+            throw FieldError("bbox", "holds \(n) clusters at zoom \(viewport.zoom), more than \(MapService.maxClusters): zoom out or narrow the box")
         }
         let doc = MapCodecs.Document(bbox: [viewport.minLongitude, viewport.minLatitude, viewport.maxLongitude, viewport.maxLatitude],
                                      zoom: viewport.zoom, clusters: clusters)
