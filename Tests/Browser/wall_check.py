@@ -12,80 +12,16 @@ Talks to the Swift test through files in OUT_DIR: writes `stop-server` when it w
 server stopped, waits for `server-stopped`, writes `result.json` at the end.
 Exit 0 when every check passed; the result lists each check either way.
 """
-import base64, json, math, os, re, shutil, subprocess, sys, time, urllib.request
+import json, math, os, re, sys, time, urllib.request
+
+import headless
+from headless import check, evaluate, finish, open_page, screenshot, send, wait_for
 
 base, slug, device, out, admin, centre_arg, phrases_arg = sys.argv[1:8]
 centre_lat, centre_lon = (float(v) for v in centre_arg.split(","))
 spot_phrases = json.loads(phrases_arg)
 os.makedirs(out, exist_ok=True)
-checks = []
-
-def check(name, ok, detail=""):
-    checks.append({"check": name, "ok": bool(ok), "detail": str(detail)[:500]})
-
-browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-if not browser:
-    check("chromium installed", False, "apt-get install -y chromium")
-    json.dump(checks, open(os.path.join(out, "result.json"), "w"), indent=1)
-    sys.exit(1)
-
-def pipe_fds(r, w):
-    # Chromium reads commands on fd 3 and writes replies on fd 4.
-    r2, w2 = os.dup(r), os.dup(w)
-    os.dup2(r2, 3)
-    os.dup2(w2, 4)
-
-to_chrome_r, to_chrome_w = os.pipe()
-from_chrome_r, from_chrome_w = os.pipe()
-profile = os.path.join(out, "profile")
-proc = subprocess.Popen(
-    [browser, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-     "--remote-debugging-pipe", "--user-data-dir=" + profile, "--window-size=1280,720", "--lang=en-US",
-     "--no-first-run", "--no-default-browser-check", "about:blank"],
-    pass_fds=(3, 4), env=dict(os.environ, TZ="UTC", LANG="en_US.UTF-8"),
-    preexec_fn=lambda: pipe_fds(to_chrome_r, from_chrome_w),
-    stdout=subprocess.DEVNULL, stderr=open(os.path.join(out, "chromium.log"), "w"))
-os.close(to_chrome_r); os.close(from_chrome_w)
-writer = os.fdopen(to_chrome_w, "wb", buffering=0)
-reader = os.fdopen(from_chrome_r, "rb", buffering=0)
-buffer = b""
-next_id = 0
-
-def send(method, params=None, session=None):
-    global next_id, buffer
-    next_id += 1
-    msg = {"id": next_id, "method": method, "params": params or {}}
-    if session: msg["sessionId"] = session
-    writer.write(json.dumps(msg).encode() + b"\0")
-    while True:
-        while b"\0" not in buffer:
-            chunk = reader.read(65536)
-            if not chunk: raise RuntimeError("chromium closed the pipe")
-            buffer += chunk
-        raw, buffer = buffer.split(b"\0", 1)
-        reply = json.loads(raw)
-        if reply.get("id") == next_id:
-            if "error" in reply: raise RuntimeError(f"{method}: {reply['error']}")
-            return reply.get("result", {})
-
-def evaluate(session, expression):
-    r = send("Runtime.evaluate", {"expression": expression, "returnByValue": True}, session)
-    return r.get("result", {}).get("value")
-
-def wait_for(session, expression, timeout=15):
-    deadline = time.time() + timeout
-    value = None
-    while time.time() < deadline:
-        value = evaluate(session, expression)
-        if value: return value
-        time.sleep(0.2)
-    return value
-
-def screenshot(session, name):
-    data = send("Page.captureScreenshot", {"format": "png"}, session)["data"]
-    path = os.path.join(out, name)
-    open(path, "wb").write(base64.b64decode(data))
-    return path
+headless.start(out)
 
 def post(path, body, headers=None):
     h = {"Content-Type": "application/json"}
@@ -115,9 +51,7 @@ def times(session):
     return evaluate(session, "Array.from(document.querySelectorAll('#messages time')).map(t => t.textContent)") or []
 
 try:
-    target = send("Target.createTarget", {"url": "about:blank"})["targetId"]
-    session = send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-    send("Page.enable", session=session)
+    session = open_page()
     send("Page.navigate", {"url": f"{base}/wall/{slug}"}, session)
 
     wall = json.load(urllib.request.urlopen(f"{base}/v1/venues/{slug}/wall", timeout=10))
@@ -195,10 +129,4 @@ try:
 except Exception as e:
     check("driver", False, repr(e))
 finally:
-    try: send("Browser.close")
-    except Exception: pass
-    try: proc.wait(timeout=10)
-    except Exception: proc.kill()
-    json.dump(checks, open(os.path.join(out, "result.json"), "w"), indent=1)
-
-sys.exit(0 if checks and all(c["ok"] for c in checks) else 1)
+    finish()

@@ -10,19 +10,12 @@ import Testing
 /// draws with the API's answer for the same box, computed there independently), and the
 /// page's own query fields. Screenshots land in test-output/map/.
 @Suite struct MapBrowserTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     /// The page's default centre (Bologna), where the fixture's crowds are.
     static let start = Coordinate(latitude: 44.4938, longitude: 11.3426)
 
-    final class Child: @unchecked Sendable {
-        let process = Process()
-    }
-
     @Test(.timeLimit(.minutes(3))) func mapPageInARealBrowser() async throws {
-        let out = Self.root.appendingPathComponent("test-output/map")
-        try? FileManager.default.removeItem(at: out)
-        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-        let child = Child()
+        let child = try PageCheck(name: "map")
+        let out = child.out
         // k = 2: the lone person shows only as its cell (a coarsened circle).
         try await AppFixture.run(.live, k: 2) { f in
             let s = Self.start
@@ -48,24 +41,10 @@ import Testing
                  "antimeridian": {"lat": -17.7, "lon": 180, "zoom": 12, "people": 5}}
                 """
             let port = try #require(f.client.port)
-            child.process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            child.process.arguments = [Self.root.appendingPathComponent("Tests/Browser/map_check.py").path,
-                                       "http://127.0.0.1:\(port)", out.path, config]
-            child.process.standardOutput = FileHandle.nullDevice
-            child.process.standardError = FileHandle.nullDevice
-            try child.process.run()
-            // Serve until the driver asks for the server to go away.
-            let stop = out.appendingPathComponent("stop-server").path
-            for _ in 0..<600 where !FileManager.default.fileExists(atPath: stop) && child.process.isRunning {
-                try await Task.sleep(for: .milliseconds(200))
-            }
+            try await child.run(script: "map_check.py", arguments: ["http://127.0.0.1:\(port)", out.path, config])
         }
         // The live server has shut down now.
-        FileManager.default.createFile(atPath: out.appendingPathComponent("server-stopped").path, contents: Data("ok".utf8))
-        for _ in 0..<300 where child.process.isRunning { try await Task.sleep(for: .milliseconds(200)) }
-        if child.process.isRunning { child.process.terminate() }
-        let result = try Data(contentsOf: out.appendingPathComponent("result.json"))
-        let checks = try JSONSerialization.jsonObject(with: result) as? [[String: Any]] ?? []
+        let checks = try await child.results()
         #expect(checks.count >= 60, "\(checks)")
         for c in checks {
             #expect(c["ok"] as? Bool == true, "\(c["check"] ?? "?"): \(c["detail"] ?? "")")

@@ -36,7 +36,7 @@ extension AppDependencies {
             groups: GroupService(places: places, messages: messages, privacy: privacy, cachePeriod: settings.groupsCache),
             map: MapService(places: places, encoder: TileEncoder(pool: pool, logger: logger), privacy: privacy,
                             period: settings.groupsCache),
-            mapMaxAge: max(1, Int((Double(settings.groupsCache.components.seconds) + Double(settings.groupsCache.components.attoseconds) / 1e18).rounded(.up))),
+            mapMaxAge: max(1, Int((settings.groupsCache / .seconds(1)).rounded(.up))),
             walls: WallService(reads: wallReads, privacy: privacy, cachePeriod: .seconds(wallCache)),
             adminToken: settings.adminToken, venues: VenueStore(pool: pool, logger: logger), wallReads: wallReads,
             wallCacheSeconds: wallCache, wallStreamDuration: settings.wallStreamDuration,

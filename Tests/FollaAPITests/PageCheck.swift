@@ -1,0 +1,44 @@
+import Foundation
+
+/// One run of a headless-Chromium page check (`Tests/Browser/*_check.py`) against a live
+/// server: the script runs while the server serves, asks for it to stop by writing
+/// `stop-server` into its output folder (to check the page's offline state), is told
+/// `server-stopped`, and leaves its checks in `result.json`.
+final class PageCheck: @unchecked Sendable {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    let process = Process()
+    /// Where the script writes its result, screenshots and Chromium's profile (emptied first).
+    let out: URL
+
+    /// - Parameter name: the output folder under `test-output/` (also the screenshots' home).
+    init(name: String) throws {
+        out = Self.root.appendingPathComponent("test-output/\(name)")
+        try? FileManager.default.removeItem(at: out)
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+    }
+
+    /// Starts `Tests/Browser/<script>` with Debian's python3 (it has no extra packages to
+    /// need) and serves until the script asks for the server to go away.
+    func run(script: String, arguments: [String]) async throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [Self.root.appendingPathComponent("Tests/Browser/\(script)").path] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let stop = out.appendingPathComponent("stop-server").path
+        for _ in 0..<600 where !FileManager.default.fileExists(atPath: stop) && process.isRunning {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+    }
+
+    /// Once the server is down: tells the script, waits for it, and reads its checks.
+    func results() async throws -> [[String: Any]] {
+        FileManager.default.createFile(atPath: out.appendingPathComponent("server-stopped").path, contents: Data("ok".utf8))
+        for _ in 0..<300 where process.isRunning { try await Task.sleep(for: .milliseconds(200)) }
+        if process.isRunning { process.terminate() }
+        let result = try Data(contentsOf: out.appendingPathComponent("result.json"))
+        return try JSONSerialization.jsonObject(with: result) as? [[String: Any]] ?? []
+    }
+}
