@@ -28,6 +28,8 @@ struct FollaSimCommand: AsyncParsableCommand {
     @Option(help: "The folla binary to start (default: the one next to folla-sim).") var folla: String?
     @Option(help: "With --target: the server's admin token, to create the venues the screens poll (without it, no screens).")
     var adminToken: String?
+    @Option(help: "With --target behind a load balancer: the instances' own base URLs, comma-separated, whose /metrics are summed for the server's account of the run (default: the target's).")
+    var metricsFrom: String?
     @Option(help: "HTTP connections to the server (default 64).") var connections: Int = 64
     @Flag(help: "Compare the server's people per hotspot with the simulator's truth at the end (and run folla check).")
     var verify = false
@@ -78,7 +80,8 @@ struct FollaSimCommand: AsyncParsableCommand {
             }
             let population = Population(scenario)
             let operatorToken = target != nil ? adminToken : server?.adminToken
-            let before = await FollaClient(http: http, phones: []).serverCounts(adminToken: operatorToken)
+            let instances = metricsFrom?.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+            let before = await ServerCounts.scrape(instances, via: http, adminToken: operatorToken)
             let runner = LoadRunner(client: FollaClient(http: http, phones: population.phones),
                                     truth: GroundTruth(rule: rule))
             let (ended, elapsed) = await runner.run(population) { p in
@@ -92,7 +95,7 @@ struct FollaSimCommand: AsyncParsableCommand {
             // Let in-flight pings settle, and the server's groups cache (1 s by default) expire.
             if verify { try await Task.sleep(for: .milliseconds(1600)) }
             // The server's own account of the run, before the verification's queries.
-            if let before, let after = await client.serverCounts(adminToken: operatorToken) {
+            if let before, let after = await ServerCounts.scrape(instances, via: http, adminToken: operatorToken) {
                 summary.server = after.since(before)
             }
             // A server that no longer answers still gets its report (and a failed verification).

@@ -11,6 +11,9 @@ struct DatabaseOptions: ParsableArguments {
     @Option(help: "PostgreSQL URL (postgres://user:pass@host:port/db). Default: embedded PostGIS. Env: FOLLA_DATABASE_URL")
     var databaseURL: String?
 
+    @Option(help: "A streaming replica of the database, for groups, walls and tiles (writes and check-in answers stay on the primary; reads fall back to the primary while it is down). Env: FOLLA_READ_DATABASE_URL")
+    var readDatabaseURL: String?
+
     @Option(help: "Folder for the embedded cluster and the generated secret (default ./.folla). Env: FOLLA_DATA_DIR")
     var dataDir: String?
 
@@ -24,6 +27,7 @@ struct DatabaseOptions: ParsableArguments {
     var logFormat: String?
 
     var resolvedDatabaseURL: String? { databaseURL ?? env("FOLLA_DATABASE_URL") }
+    var resolvedReadDatabaseURL: String? { readDatabaseURL ?? env("FOLLA_READ_DATABASE_URL") }
     var resolvedDataDir: String { dataDir ?? env("FOLLA_DATA_DIR") ?? "./.folla" }
 
     func embedded(logger: Logger) -> EmbeddedPostgres {

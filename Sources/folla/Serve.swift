@@ -161,6 +161,7 @@ struct Serve: AsyncParsableCommand {
         dbConfig.options.minimumConnections = connections
         dbConfig.options.connectTimeout = .seconds(2)
         let pool = DatabasePool(configuration: dbConfig, logger: logger)
+        let (reads, replicaServices) = try database.readDatabase(primary: pool, connections: connections, logger: logger)
         let monitor = DatabaseMonitor(client: dbConfig, logger: logger, recovered: pool.renew) { connection in
             try await migrator.migrate(on: connection, logger: logger)
         }
@@ -180,10 +181,13 @@ struct Serve: AsyncParsableCommand {
         settings.cors = cors
         settings.logClientAddress = logClientAddress || env("FOLLA_LOG_CLIENT_ADDRESS") == "1"
         let clock = SystemClock()
-        let deps = AppDependencies.compose(pool: pool, keyer: keyer, database: monitor, migrator: migrator, clock: clock,
+        let deps = AppDependencies.compose(pool: pool, reads: reads, keyer: keyer, database: monitor, migrator: migrator, clock: clock,
                                            settings: settings, metrics: metrics, logger: logger)
         services.append(pool)
         services.append(monitor)
+        services += replicaServices
+        services.append(MessageFeed(listener: NotificationListener(client: dbConfig, channel: MessageFeed.channel, logger: logger),
+                                    deps: deps))
         services.append(PresenceSweeper(presence: deps.presence, database: monitor, clock: clock,
                                         interval: .milliseconds(Int(sweepEvery * 1000)),
                                         budgetWindow: budgets.window, idempotencyRetention: keyRetention, logger: logger))

@@ -67,22 +67,31 @@ struct ServerProcessError: Error, CustomStringConvertible {
     var description: String { message }
 }
 
-/// One HTTP exchange through curl: status, seconds taken, headers.
+/// One HTTP exchange through curl: status, seconds taken, headers, body.
 struct CurlAnswer {
     var status: Int
     var seconds: Double
     var headers: String
+    var body: String = ""
+
+    /// The body as a JSON object (empty when it is not one).
+    var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any] ?? [:]
+    }
 
     /// - Parameter headers: extra request headers, as `Name: value`.
     static func fetch(_ url: String, method: String = "GET", json: String? = nil, headers: [String] = []) async throws -> CurlAnswer {
-        var args = ["-s", "-m", "20", "-o", "/dev/null", "-D", "-", "-w", "\n@@ %{http_code} %{time_total}", "-X", method, url]
+        let bodyFile = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: bodyFile) }
+        var args = ["-s", "-m", "20", "-o", bodyFile, "-D", "-", "-w", "\n@@ %{http_code} %{time_total}", "-X", method, url]
         if let json { args += ["-H", "content-type: application/json", "-d", json] }
         for header in headers { args += ["-H", header] }
         let out = try await ExternalProcess.run("/usr/bin/curl", args, deadline: 30).output
         let last = out.components(separatedBy: "@@ ").last?.split(separator: " ") ?? []
         return CurlAnswer(status: last.first.flatMap { Int($0) } ?? 0,
                           seconds: last.count > 1 ? Double(last[1].trimmingCharacters(in: .whitespacesAndNewlines)) ?? 99 : 99,
-                          headers: out.components(separatedBy: "\n@@ ").first ?? "")
+                          headers: out.components(separatedBy: "\n@@ ").first ?? "",
+                          body: (try? String(contentsOfFile: bodyFile, encoding: .utf8)) ?? "")
     }
 
     func header(_ name: String) -> String? {

@@ -8,7 +8,8 @@ extension AppDependencies {
     /// else, from one pool and the operator's settings.
     ///
     /// - Parameters:
-    ///   - pool: the database connections every store shares.
+    ///   - pool: the database connections every store shares (the primary).
+    ///   - reads: where groups, walls and tiles read (a replica, falling back to `pool`); nil: `pool`.
     ///   - keyer: turns device ids into keyed hashes (the server secret).
     ///   - database: the monitor whose state gates every database route (503 while down).
     ///   - migrator: what readiness compares the schema with.
@@ -17,31 +18,33 @@ extension AppDependencies {
     ///   - metrics: the registry behind `/metrics`; nil serves none. Must exist before the
     ///     services, which make their counters when they are built.
     ///   - logger: the stores' logger.
-    public static func compose(pool: DatabasePool, keyer: DeviceKeyer, database: DatabaseMonitor, migrator: Migrator,
+    public static func compose(pool: DatabasePool, reads: ReadDatabase? = nil, keyer: DeviceKeyer, database: DatabaseMonitor, migrator: Migrator,
                                clock: any WallClock, settings: AppSettings, metrics: ServerMetrics?, logger: Logger) -> AppDependencies {
         let presence = PresenceStore(pool: pool, keyer: keyer, policy: settings.checkIn, writers: settings.checkInWriters,
                                      batch: settings.checkInBatch, logger: logger)
-        let places = PlaceReads(pool: pool, logger: logger)
+        let reads = reads ?? ReadDatabase(primary: pool)
+        let places = PlaceReads(reads: reads, logger: logger)
         let messages = MessageStore(pool: pool, keyer: keyer, presenceTTL: settings.checkIn.presenceTTL, logger: logger)
-        let wallReads = WallReads(pool: pool, logger: logger)
+        let wallReads = WallReads(reads: reads, logger: logger)
         let privacy = settings.privacy
+        let rates = DeviceRates(pool: pool, keyer: keyer, logger: logger)
         let checkIns = CheckInService(
             presence: presence, messages: messages, privacy: privacy, messagePolicy: settings.messagePolicy,
-            messageLimiter: RateLimiter(limit: settings.messagesPerDevice, window: 600),
-            reportLimiter: RateLimiter(limit: settings.reportsPerDevice, window: 600), budgets: settings.budgets, clock: clock)
+            messageLimiter: RateLimiter(store: rates, kind: .messages, limit: settings.messagesPerDevice),
+            reportLimiter: RateLimiter(store: rates, kind: .reports, limit: settings.reportsPerDevice), budgets: settings.budgets, clock: clock)
         let wallCache = max(0, settings.wallCacheSeconds)
         return AppDependencies(
             presence: presence, places: places, privacy: privacy, messages: messages, messagePolicy: settings.messagePolicy,
             checkIns: checkIns,
             groups: GroupService(places: places, messages: messages, privacy: privacy, cachePeriod: settings.groupsCache),
-            map: MapService(places: places, encoder: TileEncoder(pool: pool, logger: logger), privacy: privacy,
+            map: MapService(places: places, encoder: TileEncoder(reads: reads, logger: logger), privacy: privacy,
                             period: settings.groupsCache),
             mapMaxAge: max(1, Int((settings.groupsCache / .seconds(1)).rounded(.up))),
             walls: WallService(reads: wallReads, privacy: privacy, cachePeriod: .seconds(wallCache)),
             adminToken: settings.adminToken, venues: VenueStore(pool: pool, logger: logger), wallReads: wallReads,
             wallCacheSeconds: wallCache, wallStreamDuration: settings.wallStreamDuration,
-            wallStreamInterval: settings.wallStreamInterval, database: database,
-            readiness: ReadinessProbe(pool: pool, migrator: migrator, monitor: database, logger: logger),
+            wallStreamInterval: settings.wallStreamInterval, wallChanges: WallChanges(), database: database, reads: reads,
+            readiness: ReadinessProbe(pool: pool, reads: reads, migrator: migrator, monitor: database, logger: logger),
             idempotency: IdempotencyStore(pool: pool, logger: logger), clock: clock, limits: settings.limits,
             cors: settings.cors, metrics: metrics, logClientAddress: settings.logClientAddress)
     }

@@ -32,8 +32,12 @@ public struct AppDependencies: Sendable {
     /// How long one SSE stream lasts before the screen reconnects (Last-Event-ID resumes it).
     public var wallStreamDuration: Duration
     public var wallStreamInterval: Duration
+    /// Rung when messages changed on any instance (`MessageFeed`): streams look at once.
+    public var wallChanges: WallChanges
     /// Whether the database can serve: routes that need it answer 503 at once while it cannot.
     public var database: DatabaseMonitor
+    /// Where the reads that may lag go: the replica, or the primary.
+    public var reads: ReadDatabase
     public var readiness: ReadinessProbe
     /// Answers of POSTs sent with an Idempotency-Key.
     public var idempotency: IdempotencyStore

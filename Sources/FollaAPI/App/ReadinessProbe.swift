@@ -7,16 +7,20 @@ import PostgresNIO
 /// database is down the answer is an immediate 503, and a check under way when it goes down
 /// is released at once; `deadline` is only a backstop, long enough that a busy server is
 /// not reported unready (a balancer would then take every busy instance out at once).
+/// A read replica is reported (state and lag) but never makes the server unready: reads
+/// fall back to the primary without it.
 public struct ReadinessProbe: Sendable {
     let pool: DatabasePool
+    let reads: ReadDatabase
     let migrator: Migrator
     let monitor: DatabaseMonitor
     let deadline: Duration
     let logger: Logger
 
-    public init(pool: DatabasePool, migrator: Migrator, monitor: DatabaseMonitor,
+    public init(pool: DatabasePool, reads: ReadDatabase, migrator: Migrator, monitor: DatabaseMonitor,
                 deadline: Duration = .seconds(5), logger: Logger) {
         self.pool = pool
+        self.reads = reads
         self.migrator = migrator
         self.monitor = monitor
         self.deadline = deadline
@@ -30,14 +34,22 @@ public struct ReadinessProbe: Sendable {
         public var postgis: String?
         public var pendingMigrations: [String]
         public var error: String?
+        /// The read replica; absent when none is configured.
+        public var replica: ReplicaStatus?
 
         enum CodingKeys: String, CodingKey {
-            case ready, postgres, postgis, error
+            case ready, postgres, postgis, error, replica
             case pendingMigrations = "pending_migrations"
         }
     }
 
     public func check() async -> Status {
+        var status = await primaryStatus()
+        status.replica = await reads.replicaStatus()
+        return status
+    }
+
+    private func primaryStatus() async -> Status {
         do {
             return try await monitor.whileAvailable(deadline: deadline) {
                 let row = try await pool.client.query(

@@ -11,7 +11,8 @@ import ServiceLifecycle
 /// Events: `snapshot` (the whole wall, whenever it changed: counts, busiest spots, the
 /// visible messages — so hidden messages vanish from screens too), `message` (each new
 /// message, with its id as the SSE id, so `Last-Event-ID` resumes without gaps), and a
-/// `: ping` comment as heartbeat. Reads go through the micro-cache: a thousand open
+/// `: ping` comment as heartbeat. A stream looks every `interval`, and at once when any
+/// instance announces a message change (`MessageFeed`). Reads go through the micro-cache: a thousand open
 /// streams on one venue still cost one query per cache period. A stream ends after
 /// `maxDuration` (the browser reconnects with Last-Event-ID) or at server shutdown.
 struct WallStream {
@@ -40,6 +41,8 @@ struct WallStream {
         var ticks = 0
         try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
         while !Task.isCancelled && !Task.isShuttingDownGracefully && ContinuousClock.now - start < maxDuration {
+            // Taken before the read: a change announced while it runs wakes the next wait at once.
+            let rings = deps.wallChanges.rings
             guard let data = try await deps.walls.data(for: .venue(slug)) else {
                 try await writer.write(ByteBuffer(string: "event: gone\ndata: {}\n\n"))
                 break
@@ -66,7 +69,8 @@ struct WallStream {
             }
             if !out.isEmpty { try await writer.write(ByteBuffer(string: out)) }
             ticks += 1
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            // The tick, or sooner when messages changed on any instance (`MessageFeed`).
+            try? await cancelWhenGracefulShutdown { await deps.wallChanges.wait(after: rings, upTo: interval) }
         }
         try await writer.finish(nil)
     }

@@ -32,6 +32,12 @@ actor MicroCache<Key: Hashable & Sendable, Value: Sendable> {
         misses = Counter(label: "folla_cache_lookups_total", dimensions: [("cache", name), ("result", "miss")])
     }
 
+    /// Forgets every stored value: the next request for any key loads afresh. A load
+    /// already under way still answers the requests that joined it.
+    func removeAll() {
+        entries.removeAll()
+    }
+
     func value(for key: Key) async throws -> Value {
         let now = ContinuousClock.now
         // A waiter that is cancelled (its request released by the database gate) stops

@@ -40,7 +40,7 @@ public struct CheckInService: Sendable {
             let now = clock.now()
             if let message = request.message {
                 try messagePolicy.check(message)
-                try messageLimiter.limit(request.device, at: now, what: "messages")
+                try await messageLimiter.limit(request.device, at: now)
             }
             let result = try await presence.checkIn(
                 request, at: now, network: network.map(presence.keyer.networkKey), establishment: privacy.establishment,
@@ -58,7 +58,7 @@ public struct CheckInService: Sendable {
         try await metrics.countingRefusals {
             let now = clock.now()
             try messagePolicy.check(text, field: field)
-            try messageLimiter.limit(device, at: now, what: "messages")
+            try await messageLimiter.limit(device, at: now)
             guard let posted = try await messages.post(text, by: device, at: now) else { return nil }
             // The poster learns its place's id only when the place is public anyway.
             return privacy.isOriginal ? posted : privacy.messages([posted], naming: []).first
@@ -70,7 +70,7 @@ public struct CheckInService: Sendable {
     public func report(_ messageID: Int64, by device: DeviceID) async throws -> MessageStore.ReportOutcome {
         try await metrics.countingRefusals {
             let now = clock.now()
-            try reportLimiter.limit(device, at: now, what: "reports")
+            try await reportLimiter.limit(device, at: now)
             let outcome = try await messages.report(messageID, by: device, threshold: messagePolicy.reportThreshold, at: now,
                                                     requireEstablished: !privacy.isOriginal)
             if outcome == .untrusted { throw CheckInRefusal.notEstablished }

@@ -25,6 +25,12 @@ public struct WallService: Sendable {
         try await cache.value(for: area)
     }
 
+    /// Drops every cached wall (messages changed somewhere): hidden messages leave the next
+    /// answer, not the one after the cache period.
+    public func invalidate() async {
+        await cache.removeAll()
+    }
+
     static func load(_ area: WallReads.Area, reads: WallReads, privacy: PrivacyPolicy, limit: Int) async throws -> WallData? {
         guard let found = try await reads.candidates(area, margin: privacy.selectionMargin) else { return nil }
         var entries = privacy.publish(found.places)

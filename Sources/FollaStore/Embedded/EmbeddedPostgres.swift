@@ -34,7 +34,7 @@ public struct EmbeddedPostgres: Sendable {
     static let socketPortNumber = 5432
 
     public let configuration: Configuration
-    private let logger: Logger
+    let logger: Logger
 
     public init(configuration: Configuration, logger: Logger = Logger(label: "folla.embedded-postgres")) {
         self.configuration = configuration
@@ -105,7 +105,7 @@ public struct EmbeddedPostgres: Sendable {
 
     // MARK: - Steps
 
-    private func prepareDirectory() throws(EmbeddedPostgresError) {
+    func prepareDirectory() throws(EmbeddedPostgresError) {
         let fm = FileManager.default
         do {
             if !fm.fileExists(atPath: dataDirectory) {

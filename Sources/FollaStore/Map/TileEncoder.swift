@@ -8,11 +8,12 @@ import PostgresNIO
 /// polygons. PostGIS does the encoding (clipping, the tile's integer grid, protobuf), so no
 /// hand-written encoder; the clusters come from the map's read model as arrays.
 public struct TileEncoder: Sendable {
-    public let pool: DatabasePool
+    /// Where the statement runs: the replica when there is one (it reads only venues).
+    public let reads: ReadDatabase
     public let logger: Logger
 
-    public init(pool: DatabasePool, logger: Logger) {
-        self.pool = pool
+    public init(reads: ReadDatabase, logger: Logger) {
+        self.reads = reads
         self.logger = logger
     }
 
@@ -52,8 +53,11 @@ public struct TileEncoder: Sendable {
     ///   - clusters: what the map shows in and around it.
     /// - Returns: the tile's protobuf bytes (empty when nothing is in it).
     public func tile(z: Int, x: Int, y: Int, clusters: [MapCluster]) async throws -> ByteBuffer {
-        let rows = try await pool.client.query(Self.sql(z: z, x: x, y: y, clusters: clusters), logger: logger)
-        for try await tile in rows.decode(ByteBuffer.self) { return tile }
-        return ByteBuffer()
+        let logger = logger
+        return try await reads.run { client in
+            let rows = try await client.query(Self.sql(z: z, x: x, y: y, clusters: clusters), logger: logger)
+            for try await tile in rows.decode(ByteBuffer.self) { return tile }
+            return ByteBuffer()
+        }
     }
 }

@@ -13,6 +13,6 @@ extension PlaceReads {
         """
 
     public func allLive() async throws -> [LivePlace] {
-        try await Self.places(client.query(Self.allLiveSQL, logger: logger))
+        try await places(Self.allLiveSQL)
     }
 }

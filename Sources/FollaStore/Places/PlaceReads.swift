@@ -7,14 +7,13 @@ import PostgresNIO
 ///
 /// Searches are `ST_DWithin` on geography against the partial GiST index of live places
 /// (`place_live_anchor`), so their cost follows the places near the point, not the table.
+/// Every read goes to `reads`: the replica when there is one.
 public struct PlaceReads: Sendable {
-    /// Read for every statement: the pool is renewed after an outage.
-    public var client: PostgresClient { pool.client }
-    public let pool: DatabasePool
+    public let reads: ReadDatabase
     public let logger: Logger
 
-    public init(pool: DatabasePool, logger: Logger) {
-        self.pool = pool
+    public init(reads: ReadDatabase, logger: Logger) {
+        self.reads = reads
         self.logger = logger
     }
 
@@ -37,24 +36,26 @@ public struct PlaceReads: Sendable {
 
     /// Live places whose anchor is within `radius` metres (geodesic) of `centre`.
     public func nearby(_ centre: Coordinate, radius: Double) async throws -> [LivePlace] {
-        try await Self.places(client.query(Self.nearbySQL(lat: centre.latitude, lon: centre.longitude, radius: radius), logger: logger))
+        try await places(Self.nearbySQL(lat: centre.latitude, lon: centre.longitude, radius: radius))
     }
 
     /// A place with established people in it, or nil.
     public func place(id: Int64) async throws -> LivePlace? {
-        try await Self.places(client.query("""
+        try await places("""
             SELECT \(unescaped: Self.columns) FROM place p WHERE p.id = \(id) AND p.counted > 0
-            """, logger: logger)).first
+            """).first
     }
 
     /// Whether the place exists at all (live or empty).
     public func exists(_ id: Int64) async throws -> Bool {
-        try await !client.query("SELECT 1 FROM place WHERE id = \(id)", logger: logger).collect().isEmpty
+        try await reads.run { try await !$0.query("SELECT 1 FROM place WHERE id = \(id)", logger: logger).collect().isEmpty }
     }
 
     /// The newest `perPlace` visible messages of each place, in one query (newest first).
     public func latestMessages(perPlace: Int, of placeIDs: [Int64]) async throws -> [Int64: [Message]] {
         guard perPlace > 0, !placeIDs.isEmpty else { return [:] }
+        let logger = logger
+        return try await reads.run { client in
         var out: [Int64: [Message]] = [:]
         for try await (id, place, body, at) in try await client.query("""
             SELECT m.id, m.place_id, m.body, m.created_at
@@ -68,6 +69,13 @@ public struct PlaceReads: Sendable {
             out[place, default: []].append(Message(id: id, placeID: place, text: body, createdAt: at))
         }
         return out
+        }
+    }
+
+    /// Runs a query of `columns` where reads go, its rows as live places.
+    func places(_ query: PostgresQuery) async throws -> [LivePlace] {
+        let logger = logger
+        return try await reads.run { try await Self.places($0.query(query, logger: logger)) }
     }
 
     /// Rows of `columns` as live places (also the walls' candidates).

@@ -12,15 +12,14 @@ import Synchronization
 /// a published position can be from its anchor), and the caller keeps those it publishes
 /// inside. Selecting by the real anchor would let a radius or area edge find it.
 public struct WallReads: Sendable {
-    /// Read for every statement: the pool is renewed after an outage.
-    public var client: PostgresClient { pool.client }
-    public let pool: DatabasePool
+    /// Where the reads go: the replica when there is one.
+    public let reads: ReadDatabase
     let logger: Logger
     /// Wall reads that reached the database (the micro-cache test watches this).
     public let queries = Counter()
 
-    public init(pool: DatabasePool, logger: Logger) {
-        self.pool = pool
+    public init(reads: ReadDatabase, logger: Logger) {
+        self.reads = reads
         self.logger = logger
     }
 
@@ -44,11 +43,12 @@ public struct WallReads: Sendable {
                 """)
             return WallCandidates(name: nil, ring: nil, places: places)
         case .venue(let slug):
-            let rows = try await client.query("""
+            let logger = logger
+            let rows = try await reads.run { try await $0.query("""
                 SELECT name, (SELECT array_agg(ST_Y((dp).geom) ORDER BY (dp).path) FROM ST_DumpPoints(ST_ExteriorRing(area::geometry)) dp),
                        (SELECT array_agg(ST_X((dp).geom) ORDER BY (dp).path) FROM ST_DumpPoints(ST_ExteriorRing(area::geometry)) dp)
                 FROM venue WHERE slug = \(slug)
-                """, logger: logger).collect()
+                """, logger: logger).collect() }
             guard let row = rows.first else { return nil }
             let (name, lats, lons) = try row.decode((String, [Double], [Double]).self)
             let places = try await places("""
@@ -62,19 +62,23 @@ public struct WallReads: Sendable {
     /// The newest `limit` visible messages of these places, newest first.
     public func messages(of placeIDs: [Int64], limit: Int) async throws -> [Message] {
         guard !placeIDs.isEmpty, limit > 0 else { return [] }
-        var out: [Message] = []
-        let rows = try await client.query("""
-            SELECT id, place_id, body, created_at FROM message
-            WHERE place_id = ANY(\(placeIDs)::bigint[]) AND NOT hidden ORDER BY id DESC LIMIT \(limit)
-            """, logger: logger)
-        for try await (id, place, body, at) in rows.decode((Int64, Int64, String, Date).self) {
-            out.append(Message(id: id, placeID: place, text: body, createdAt: at))
+        let logger = logger
+        return try await reads.run { client in
+            var out: [Message] = []
+            let rows = try await client.query("""
+                SELECT id, place_id, body, created_at FROM message
+                WHERE place_id = ANY(\(placeIDs)::bigint[]) AND NOT hidden ORDER BY id DESC LIMIT \(limit)
+                """, logger: logger)
+            for try await (id, place, body, at) in rows.decode((Int64, Int64, String, Date).self) {
+                out.append(Message(id: id, placeID: place, text: body, createdAt: at))
+            }
+            return out
         }
-        return out
     }
 
     private func places(_ query: PostgresQuery) async throws -> [LivePlace] {
-        try await PlaceReads.places(client.query(query, logger: logger))
+        let logger = logger
+        return try await reads.run { try await PlaceReads.places($0.query(query, logger: logger)) }
     }
 }
 

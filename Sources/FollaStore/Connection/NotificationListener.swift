@@ -1,0 +1,95 @@
+import FollaCore
+import Logging
+import PostgresNIO
+
+/// Listens on one PostgreSQL notification channel on a connection of its own (a pooled
+/// connection cannot hold a LISTEN), for as long as the task runs.
+///
+/// A connection that fails, or stops answering the heartbeat (`SELECT 1` every
+/// `heartbeat`), is dropped and opened again after a pause. Notifications sent while no
+/// connection listened are lost, so `received` is also called after every reconnection:
+/// the receiver then treats everything as possibly changed.
+public struct NotificationListener: Sendable {
+    let configuration: PostgresConnection.Configuration
+    let channel: String
+    let heartbeat: Duration
+    let logger: Logger
+
+    /// - Parameters:
+    ///   - client: the pool's configuration; the listener connects to the same server (the
+    ///     primary: a hot standby cannot LISTEN).
+    ///   - channel: the channel name (an SQL identifier of ours, never user input).
+    ///   - heartbeat: how often the connection is checked; a dead one is replaced within about twice this.
+    public init(client: PostgresClient.Configuration, channel: String, heartbeat: Duration = .seconds(2), logger: Logger) {
+        self.configuration = .init(client, connectTimeout: heartbeat)
+        self.channel = channel
+        self.heartbeat = heartbeat
+        self.logger = logger
+    }
+
+    /// Listens until cancelled.
+    /// - Parameter received: called for each notification (`reconnected` false) and after
+    ///   each (re)connection (`reconnected` true), one call at a time.
+    public func run(_ received: @escaping @Sendable (_ reconnected: Bool) async -> Void) async {
+        var failures = 0
+        while !Task.isCancelled {
+            do {
+                let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+                defer { Task { try? await connection.close() } }
+                try await connection.listen(on: channel) { notifications in
+                    if failures > 0 { logger.notice("listening again", metadata: ["channel": "\(channel)"]) }
+                    failures = 0
+                    await received(true)
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            for try await _ in notifications { await received(false) }
+                            throw ListenerStopped()
+                        }
+                        group.addTask {
+                            while true {
+                                try await Task.sleep(for: heartbeat)
+                                try await check(connection)
+                            }
+                        }
+                        defer { group.cancelAll() }
+                        try await group.next()
+                    }
+                }
+            } catch {
+                if Task.isCancelled { break }
+                failures += 1
+                if failures == 1 {
+                    logger.warning("notification listener lost its connection; reconnecting",
+                                   metadata: ["channel": "\(channel)", "error": "\(String(reflecting: error))"])
+                }
+            }
+            try? await Task.sleep(for: .milliseconds(min(2000, 250 * failures)))
+        }
+    }
+
+    /// `SELECT 1` within the heartbeat, on a task that is not waited for (a query on a
+    /// connection whose server vanished may never return).
+    private func check(_ connection: PostgresConnection) async throws {
+        let answered = FirstResult<Void>()
+        let query = Task {
+            do {
+                _ = try await connection.query("SELECT 1", logger: logger).collect()
+                answered.finish(.success(()))
+            } catch {
+                answered.finish(.failure(error))
+            }
+        }
+        let timer = Task {
+            try await Task.sleep(for: heartbeat)
+            answered.finish(.failure(ListenerStopped()))
+        }
+        defer {
+            query.cancel()
+            timer.cancel()
+        }
+        try await answered.value
+    }
+}
+
+/// The notification stream ended, or the connection stopped answering.
+struct ListenerStopped: Error {}

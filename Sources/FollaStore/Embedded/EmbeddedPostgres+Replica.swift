@@ -1,0 +1,18 @@
+import Foundation
+
+extension EmbeddedPostgres {
+    /// A streaming replica of this (running) cluster in `directory`: `pg_basebackup` over the
+    /// unix socket with `-R` (standby.signal and `primary_conninfo`, so it follows this
+    /// cluster) and `-X stream`. Call `start()` on it; it serves reads as a hot standby.
+    /// For tests and the scale-out rig.
+    /// - Parameter directory: an empty or missing directory for the replica's PGDATA.
+    public func makeReplica(at directory: String) throws(EmbeddedPostgresError) -> EmbeddedPostgres {
+        var config = configuration
+        config.dataDirectory = URL(fileURLWithPath: directory).standardizedFileURL.path
+        let replica = EmbeddedPostgres(configuration: config, logger: logger)
+        try replica.prepareDirectory()
+        _ = try run("pg_basebackup", ["-h", dataDirectory, "-p", String(configuration.tcpPort ?? Self.socketPortNumber),
+                                      "-U", Self.superuser, "-D", replica.dataDirectory, "-R", "-X", "stream", "-c", "fast"])
+        return replica
+    }
+}

@@ -1,0 +1,51 @@
+import FollaCore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Per-device sliding-window counters, kept in PostgreSQL so that every instance behind a
+/// balancer enforces one limit: a device alternating between instances gets no more than
+/// it would from one (with counters in each process, n instances allowed n times the limit).
+///
+/// Rows are keyed by an HMAC of the device id scoped to the kind ("rate:messages"), which
+/// cannot be joined to the device table, to the other kind, or to a message.
+public struct DeviceRates: Sendable {
+    /// What is counted; the SQL table accepts exactly these.
+    public enum Kind: String, Sendable, CaseIterable {
+        case messages, reports
+    }
+
+    public let pool: DatabasePool
+    public let keyer: DeviceKeyer
+    let logger: Logger
+
+    public init(pool: DatabasePool, keyer: DeviceKeyer, logger: Logger) {
+        self.pool = pool
+        self.keyer = keyer
+        self.logger = logger
+    }
+
+    /// Records one event of `kind` for `device` at `now`, unless `limit` events already
+    /// happened in the last `window` seconds.
+    /// - Returns: nil when recorded; otherwise the seconds until the oldest event in the
+    ///   window leaves it (at least 1), and nothing is recorded.
+    public func acquire(_ kind: Kind, device: DeviceID, limit: Int, window: TimeInterval, at now: Date) async throws -> TimeInterval? {
+        let key = ByteBuffer(bytes: keyer.key(for: device, scope: "rate:\(kind.rawValue)"))
+        // One statement, so one implicit transaction: the count and the event commit together.
+        let rows = try await pool.client.query("""
+            SELECT folla_rate(\(kind.rawValue)::text, \(key)::bytea, \(limit)::integer, \(window)::float8, \(now)::timestamptz)
+            """, logger: logger).collect()
+        return try rows.first?.decode(Double?.self)
+    }
+
+    /// Drops the counters whose newest event is older than `window` seconds; returns how many.
+    @discardableResult
+    public func expire(at now: Date, window: TimeInterval) async throws -> Int {
+        let rows = try await pool.client.query("""
+            WITH gone AS (DELETE FROM device_rate WHERE last_at < \(now)::timestamptz - make_interval(secs => \(window)::float8)
+                          RETURNING 1)
+            SELECT count(*)::integer FROM gone
+            """, logger: logger).collect()
+        return try rows.first?.decode(Int.self) ?? 0
+    }
+}

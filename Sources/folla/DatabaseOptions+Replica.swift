@@ -1,0 +1,25 @@
+import FollaAPI
+import FollaStore
+import Logging
+import ServiceLifecycle
+
+extension DatabaseOptions {
+    /// Where groups, walls and tiles read: the replica of `--read-database-url` (with its
+    /// own pool and monitor, returned as services to run) falling back to `primary`; or
+    /// `primary` alone.
+    /// - Parameters:
+    ///   - primary: the primary's pool.
+    ///   - connections: the replica pool's size (as the primary's).
+    func readDatabase(primary: DatabasePool, connections: Int, logger: Logger) throws -> (ReadDatabase, [any Service]) {
+        guard let url = resolvedReadDatabaseURL else { return (ReadDatabase(primary: primary), []) }
+        var config = try DatabaseLocation.url(url).configuration()
+        config.options.maximumConnections = connections
+        config.options.minimumConnections = max(1, connections / 2)
+        config.options.connectTimeout = .seconds(2)
+        var logger = logger
+        logger[metadataKey: "database"] = "replica"
+        let pool = DatabasePool(configuration: config, logger: logger)
+        let monitor = DatabaseMonitor(client: config, logger: logger, recovered: pool.renew)
+        return (ReadDatabase(primary: primary, replica: pool, monitor: monitor, logger: logger), [pool, monitor])
+    }
+}

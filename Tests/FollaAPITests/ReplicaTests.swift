@@ -1,0 +1,85 @@
+import FollaStore
+import FollaTestSupport
+import Foundation
+import Testing
+
+/// A real streaming replica (`pg_basebackup -R -X stream` of a cluster of its own) behind
+/// `--read-database-url`: groups read from it (shown by pausing its replay), `/readyz`
+/// reports its lag, and when it is killed reads carry on from the primary.
+@Suite(.serialized) struct ReplicaTests {
+    static let secret = "replica-test-secret-0123456789"
+    static let spot = (lat: 44.4938, lon: 11.3430)
+
+    static func people(_ port: Int) async throws -> Int? {
+        let r = try await CurlAnswer.fetch("http://127.0.0.1:\(port)/v1/groups?lat=\(spot.lat)&lon=\(spot.lon)&radius=200")
+        guard r.status == 200 else { return nil }
+        return (r.json["groups"] as? [[String: Any]] ?? []).reduce(0) { $0 + ($1["people"] as? Int ?? 0) }
+    }
+
+    static func replica(_ port: Int) async throws -> [String: Any] {
+        try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz").json["replica"] as? [String: Any] ?? [:]
+    }
+
+    static func sql(_ pg: EmbeddedPostgres, _ statement: String) async throws -> String {
+        try await ExternalProcess.run("/usr/sbin/runuser", [
+            "-u", "postgres", "--", "/usr/lib/postgresql/15/bin/psql", "-h", pg.dataDirectory, "-U", "postgres", "-d", "folla",
+            "-Atc", statement,
+        ]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func readsGoToTheReplicaAndFallBackWhenItDies() async throws {
+        let (primary, root) = OutageTests.externalCluster()
+        defer {
+            try? FileManager.default.removeItem(atPath: root)
+        }
+        try primary.start()
+        defer { try? primary.stop() }
+        try await OutageTests.createDatabase(primary)
+        let replica = try primary.makeReplica(at: root + "/replica")
+        try replica.start()
+        defer { try? replica.stop() }
+
+        let server = try ServerProcess([
+            "--database-url", "postgres://postgres@localhost/folla?host=\(primary.dataDirectory)",
+            "--read-database-url", "postgres://postgres@localhost/folla?host=\(replica.dataDirectory)",
+            "--secret", Self.secret, "--min-group-size", "1", "--new-devices-per-network", "0", "--groups-cache-ms", "0",
+        ])
+        let port = try await server.port()
+        #expect(try await OutageTests.secondsUntilServed(within: 30) { try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz") } < 30)
+        // The server migrated the primary; the replica follows.
+        #expect(await MultiInstanceTests.secondsUntil(within: 10) { (try? await Self.replica(port)["state"] as? String) == "streaming" } < 10)
+
+        #expect(try await OutageTests.checkIn(port, 1).status == 200)
+        #expect(await MultiInstanceTests.secondsUntil(within: 10) { (try? await Self.people(port)) == 1 } < 10)
+
+        // Replay paused: a new check-in is on the primary only, and groups do not see it.
+        #expect(try await Self.sql(replica, "SELECT pg_wal_replay_pause()") == "")
+        #expect(try await OutageTests.checkIn(port, 2).status == 200)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await Self.people(port) == 1, "groups read the replica, whose replay is paused")
+        let lag = try await Self.replica(port)
+        #expect(lag["state"] as? String == "streaming")
+        #expect((lag["lag_bytes"] as? Int ?? 0) > 0, "\(lag)")
+        #expect(try await Self.sql(replica, "SELECT pg_wal_replay_resume()") == "")
+        #expect(await MultiInstanceTests.secondsUntil(within: 10) { (try? await Self.people(port)) == 2 } < 10)
+
+        // The replica crashes: reads go on from the primary, the server stays ready.
+        let pid = try #require(replica.runningPID())
+        kill(pid, SIGKILL)
+        var statuses: [Int: Int] = [:]
+        var lastFailure = Date.distantPast
+        let start = Date()
+        while Date().timeIntervalSince(start) < 5 {
+            let r = try await CurlAnswer.fetch("http://127.0.0.1:\(port)/v1/groups?lat=\(Self.spot.lat)&lon=\(Self.spot.lon)&radius=200")
+            statuses[r.status, default: 0] += 1
+            if r.status != 200 { lastFailure = Date() }
+        }
+        #expect(lastFailure.timeIntervalSince(start) < 3, "reads failed \(lastFailure.timeIntervalSince(start)) s after the replica died: \(statuses)")
+        #expect(try await OutageTests.checkIn(port, 3).status == 200)
+        #expect(try await Self.people(port) == 3, "fresh reads come from the primary")
+        let ready = try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz")
+        #expect(ready.status == 200)
+        #expect((ready.json["replica"] as? [String: Any])?["state"] as? String == "unavailable")
+        await server.stop()
+    }
+}
