@@ -45,13 +45,16 @@ import Testing
             }
             // Full until the first event (t0) leaves the window at t0 + 600.
             #expect(try await rates.acquire(.reports, device: device, limit: 3, window: 600, at: Self.t0 + 450) == 150)
-            #expect(try await rates.acquire(.reports, device: device, limit: 3, window: 600, at: Self.t0 + 600) == 100)
-            #expect(try await rates.acquire(.reports, device: device, limit: 3, window: 600, at: Self.t0 + 601) == nil)
+            #expect(try await rates.acquire(.reports, device: device, limit: 3, window: 600, at: Self.t0 + 599.5) == 1)
+            #expect(try await rates.acquire(.reports, device: device, limit: 3, window: 600, at: Self.t0 + 600) == nil)
+            // Now t0 + 100, + 200 and + 600 are in: full until t0 + 700.
+            #expect(try await rates.acquire(.reports, device: device, limit: 3, window: 600, at: Self.t0 + 601) == 99)
             // Kinds are separate limits.
             #expect(try await rates.acquire(.messages, device: device, limit: 3, window: 600, at: Self.t0 + 601) == nil)
             // Rows whose newest event left the window go; the others stay.
             #expect(try await rates.expire(at: Self.t0 + 1000, window: 600) == 0)
             #expect(try await rates.expire(at: Self.t0 + 1202, window: 600) == 2)
+            #expect(try await rates.acquire(.reports, device: device, limit: 3, window: 600, at: Self.t0 + 1202) == nil)
         }
     }
 

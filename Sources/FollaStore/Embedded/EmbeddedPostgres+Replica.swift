@@ -13,6 +13,12 @@ extension EmbeddedPostgres {
         try replica.prepareDirectory()
         _ = try run("pg_basebackup", ["-h", dataDirectory, "-p", String(configuration.tcpPort ?? Self.socketPortNumber),
                                       "-U", Self.superuser, "-D", replica.dataDirectory, "-R", "-X", "stream", "-c", "fast"])
+        // The primary's socket lives in its PGDATA, and pg_basebackup copies the socket's lock
+        // file (not the socket): left there, it would stop the replica's own socket.
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: replica.dataDirectory)) ?? []
+        for name in files where name.hasPrefix(".s.PGSQL.") && name.hasSuffix(".lock") {
+            try? FileManager.default.removeItem(atPath: "\(replica.dataDirectory)/\(name)")
+        }
         return replica
     }
 }
