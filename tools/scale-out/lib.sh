@@ -103,7 +103,7 @@ http_status() { # URL -> status code (000 when nothing answered)
 wait_ready() {
     local url=$1 timeout=$2 pid=${3:-} deadline=$((SECONDS + $2))
     while [[ "$(http_status "$url" 2)" != 200 ]]; do
-        if [[ -n "$pid" ]] && ! kill -0 "$pid" 2>/dev/null; then return 2; fi
+        if [[ -n "$pid" ]] && ! pid_alive "$pid"; then return 2; fi
         ((SECONDS < deadline)) || return 1
         sleep 0.2
     done
@@ -135,6 +135,14 @@ start_instance() {
     [[ -s "$pidfile" ]] || die "folla instance $n did not start (see $(instance_log "$n"))"
 }
 
+# Alive: exists and is not a zombie waiting for its (re)parent to reap it.
+pid_alive() {
+    local stat
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+    stat=${stat##*) }
+    [[ "${stat:0:1}" != Z ]]
+}
+
 # Sends SIGTERM to the pids, then SIGKILL to those still alive after `timeout` seconds.
 stop_pids() {
     local timeout=$1 label=$2 p alive deadline
@@ -144,7 +152,7 @@ stop_pids() {
     deadline=$((SECONDS + timeout))
     while :; do
         alive=()
-        for p in "$@"; do kill -0 "$p" 2>/dev/null && alive+=("$p"); done
+        for p in "$@"; do pid_alive "$p" && alive+=("$p"); done
         ((${#alive[@]})) || return 0
         if ((SECONDS >= deadline)); then
             note "$label: SIGKILL to ${alive[*]} (still alive after ${timeout}s)"
