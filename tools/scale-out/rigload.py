@@ -8,6 +8,9 @@
   rigload.py reads --target URL [--threads 6] [--duration 8] [--action-after 2 --action CMD]
       GET /v1/groups in a loop around a point; judges whether reads are all 200 again
       within --recover-within seconds of CMD.
+  rigload.py events --post URL --stream URL --token T [--count 20]
+      A wall screen streams from one instance (--stream) while messages are posted through
+      another (--post); the seconds from each post's answer to its arrival on the stream.
   rigload.py missing --secret-file F --ids F [--port 55432]
       Which of the device ids have no row in the primary's `device` table: the database
       holds only HMAC-SHA256(secret, lowercased device id), so the keys are computed here.
@@ -237,6 +240,70 @@ def reads(a):
 
 # ---- missing device keys ----------------------------------------------------------------
 
+# ---- messages across instances -----------------------------------------------------------
+
+def events(a):
+    """Posts messages through one instance and times their arrival on another's wall stream."""
+    lat, lon, slug = 44.4938, 11.3430, "rig-events"
+    def call(base, method, path, body=None, token=None):
+        c = connection(base, 10)
+        headers = {"content-type": "application/json"}
+        if token:
+            headers["authorization"] = "Bearer " + token
+        c.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
+        r = c.getresponse()
+        data = r.read()
+        c.close()
+        return r.status, data
+    status, _ = call(a.post, "PUT", "/v1/admin/venues/" + slug,
+                     {"name": "Rig events", "centre": {"lat": lat, "lon": lon}, "radius_m": 100}, a.token)
+    if status not in (200, 201):
+        sys.exit(f"creating the venue: HTTP {status}")
+    # Several posters, each under the message rate (5 per 10 minutes by default), and each
+    # established (seen for --establish-wait seconds, on two pings) before it may post.
+    devices = ["%040x" % random.getrandbits(160) for _ in range((a.count + 3) // 4)]
+    for d in devices:
+        call(a.post, "POST", "/v1/checkins", {"device_id": d, "lat": lat, "lon": lon})
+    time.sleep(a.establish_wait)
+    for d in devices:
+        call(a.post, "POST", "/v1/checkins", {"device_id": d, "lat": lat, "lon": lon})
+    arrived = {}
+    lock = threading.Lock()
+    def listen():
+        u = urllib.parse.urlsplit(a.stream)
+        c = http.client.HTTPConnection(u.hostname, u.port or 80, timeout=a.count * 5 + 30)
+        c.request("GET", f"/v1/venues/{slug}/wall/events")
+        r = c.getresponse()
+        for line in r:
+            text = line.decode(errors="replace")
+            if text.startswith("data: ") and "rig-event-" in text:
+                t = time.monotonic()
+                for part in text.split("rig-event-")[1:]:
+                    n = part.split('"')[0]
+                    with lock:
+                        arrived.setdefault(n, t)
+    threading.Thread(target=listen, daemon=True).start()
+    time.sleep(1.5)
+    sent, delays, refused = {}, [], collections.Counter()
+    for i in range(a.count):
+        status, _ = call(a.post, "POST", "/v1/messages", {"device_id": devices[i % len(devices)], "text": f"rig-event-{i}"})
+        if status != 201:
+            refused[status] += 1
+        else:
+            sent[str(i)] = time.monotonic()
+        time.sleep(a.pause)
+    time.sleep(3)
+    with lock:
+        for n, t in sent.items():
+            delays.append(arrived[n] - t if n in arrived else float("inf"))
+    delays.sort()
+    done = [d for d in delays if d != float("inf")]
+    q = lambda p: done[min(len(done) - 1, int(p * len(done)))] if done else None
+    json.dump({"posted": len(sent), "refused": dict(refused), "arrived": len(done), "lost": len(delays) - len(done),
+               "p50_s": q(0.5), "max_s": done[-1] if done else None}, sys.stdout)
+    print()
+
+
 def missing(a):
     secret = open(a.secret_file).read().strip().encode()
     ids = [l.strip() for l in open(a.ids) if l.strip()]
@@ -284,6 +351,13 @@ def main():
     r.add_argument("--action", default="")
     r.add_argument("--action-after", type=float, default=2.0)
     r.add_argument("--recover-within", type=float, default=3.0)
+    e = sub.add_parser("events")
+    e.add_argument("--post", required=True, help="base URL of the instance messages are posted through")
+    e.add_argument("--stream", required=True, help="base URL of the instance the screen streams from")
+    e.add_argument("--token", required=True)
+    e.add_argument("--count", type=int, default=20)
+    e.add_argument("--pause", type=float, default=0.25)
+    e.add_argument("--establish-wait", type=float, default=11, help="seconds the posters wait to be established (the servers' --establish-after, plus 1)")
     m = sub.add_parser("missing")
     m.add_argument("--secret-file", required=True)
     m.add_argument("--ids", required=True)
@@ -292,7 +366,7 @@ def main():
     m.add_argument("--database", default="folla")
     m.add_argument("--batch", type=int, default=5000)
     a = ap.parse_args()
-    {"checkins": checkins, "reads": reads, "missing": missing}[a.cmd](a)
+    {"checkins": checkins, "reads": reads, "events": events, "missing": missing}[a.cmd](a)
 
 
 if __name__ == "__main__":

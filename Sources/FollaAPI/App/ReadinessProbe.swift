@@ -45,7 +45,11 @@ public struct ReadinessProbe: Sendable {
 
     public func check() async -> Status {
         var status = await primaryStatus()
-        status.replica = await reads.replicaStatus()
+        // The lag is measured against the primary: without it, the replica's state is unknown.
+        if reads.hasReplica {
+            status.replica = (try? await monitor.whileAvailable(deadline: deadline) { await reads.replicaStatus() })
+                ?? ReplicaStatus(state: "unknown", error: "the primary is unavailable")
+        }
         return status
     }
 

@@ -226,7 +226,7 @@ public final class DatabaseMonitor: Sendable {
     }
 
     /// Returns when the database is next marked unavailable (or at once when the task is cancelled).
-    private func outage() async {
+    func outage() async {
         let id = state.withLock { s in defer { s.nextWaiter += 1 }; return s.nextWaiter }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
