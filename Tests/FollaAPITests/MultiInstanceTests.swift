@@ -122,6 +122,40 @@ import Testing
         }
     }
 
+    /// A map client may ask any instance: a cluster id from A's viewport names the same
+    /// cluster on B (ids are a seed place and a zoom, not a per-process counter).
+    @Test func clusterIdsMeanTheSameOnEveryInstance() async throws {
+        try await Self.withTwoInstances(["--new-devices-per-network", "0"]) { a, b, _ in
+            for i in 0..<12 {
+                let lat = Self.venue.lat + Double(i % 4) * 0.002, lon = Self.venue.lon + Double(i / 4) * 0.002
+                #expect(try await Self.checkIn(i % 2 == 0 ? a : b, device: 500 + i, lat: lat, lon: lon).status == 200)
+            }
+            let box = "bbox=11.30,44.47,11.39,44.52"
+            func people(_ port: Int, _ zoom: Int) async throws -> [[String: Any]] {
+                try await CurlAnswer.fetch("http://127.0.0.1:\(port)/v1/groups?\(box)&zoom=\(zoom)").json["clusters"] as? [[String: Any]] ?? []
+            }
+            // Both read models have every place once their period (1 s) has passed.
+            let settled = try await Self.secondsUntil(within: 10) {
+                let onA = try await people(a, 12).reduce(0) { $0 + ($1["people"] as? Int ?? 0) }
+                let onB = try await people(b, 12).reduce(0) { $0 + ($1["people"] as? Int ?? 0) }
+                return onA == 12 && onB == 12
+            }
+            #expect(settled < 10)
+            var checked = 0
+            for zoom in [10, 12, 14] {
+                for cluster in try await people(a, zoom) {
+                    guard let id = cluster["cluster_id"] as? Int else { continue }
+                    let children = try await CurlAnswer.fetch("http://127.0.0.1:\(b)/v1/clusters/\(id)/children")
+                    #expect(children.status == 200)
+                    let kids = children.json["clusters"] as? [[String: Any]] ?? []
+                    #expect(kids.reduce(0) { $0 + ($1["people"] as? Int ?? 0) } == cluster["people"] as? Int)
+                    checked += 1
+                }
+            }
+            #expect(checked > 0, "no clusters to follow across instances")
+        }
+    }
+
     /// Both instances sweep every 50 ms while check-ins arrive through both and presence
     /// expires after 1 s: afterwards the presence invariant holds (`folla check`) and
     /// everyone has expired exactly once.
