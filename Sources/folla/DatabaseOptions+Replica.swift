@@ -20,6 +20,7 @@ extension DatabaseOptions {
         logger[metadataKey: "database"] = "replica"
         let pool = DatabasePool(configuration: config, logger: logger)
         let monitor = DatabaseMonitor(client: config, logger: logger, recovered: pool.renew)
-        return (ReadDatabase(primary: primary, replica: pool, monitor: monitor, logger: logger), [pool, monitor])
+        let reads = ReadDatabase(primary: primary, replica: pool, monitor: monitor, logger: logger)
+        return (reads, [pool, monitor, ReplicaLagWatch(reads: reads)])
     }
 }

@@ -92,7 +92,9 @@ import Testing
     /// The wall cache is 10 s on both instances: without the change feed, B would show the
     /// message (and stop showing it once hidden) only when its cached wall expired.
     @Test func messagesReachAndLeaveTheOtherInstancesWalls() async throws {
-        try await Self.withTwoInstances(["--wall-cache-seconds", "10", "--new-devices-per-network", "0"]) { a, b, _ in
+        // No sweeps during the test: a sweep that deleted old messages would announce a change too.
+        try await Self.withTwoInstances(["--wall-cache-seconds", "10", "--new-devices-per-network", "0",
+                                         "--sweep-interval", "3600"]) { a, b, _ in
             let venue = try await CurlAnswer.fetch(
                 "http://127.0.0.1:\(a)/v1/admin/venues", method: "POST",
                 json: #"{"slug":"piazza","name":"Piazza","centre":{"lat":\#(Self.venue.lat),"lon":\#(Self.venue.lon)},"radius_m":100}"#,

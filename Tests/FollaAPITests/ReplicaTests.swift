@@ -5,7 +5,8 @@ import Testing
 
 /// A real streaming replica (`pg_basebackup -R -X stream` of a cluster of its own) behind
 /// `--read-database-url`: groups read from it (shown by pausing its replay), `/readyz`
-/// reports its lag, and when it is killed reads carry on from the primary.
+/// reports its lag, a replica more than 2 s behind is not read, and when it is killed reads
+/// carry on from the primary.
 @Suite(.serialized) struct ReplicaTests {
     static let secret = "replica-test-secret-0123456789"
     static let spot = (lat: 44.4938, lon: 11.3430)
@@ -57,10 +58,12 @@ import Testing
         #expect(try await OutageTests.checkIn(port, 2).status == 200)
         try await Task.sleep(for: .milliseconds(500))
         #expect(try await Self.people(port) == 1, "groups read the replica, whose replay is paused")
-        let lag = try await Self.replica(port)
-        #expect(lag["state"] as? String == "streaming")
-        #expect((lag["lag_bytes"] as? Int ?? 0) > 0, "\(lag)")
+        #expect(await MultiInstanceTests.secondsUntil(within: 5) { ((try? await Self.replica(port))?["lag_bytes"] as? Int ?? 0) > 0 } < 5)
+        // Past 2 s behind, the replica serves no reads: groups come from the primary.
+        #expect(await MultiInstanceTests.secondsUntil(within: 10) { (try? await Self.replica(port)["state"] as? String) == "lagging" } < 10)
+        #expect(try await Self.people(port) == 2, "a replica more than 2 s behind is not read")
         #expect(try await Self.sql(replica, "SELECT pg_wal_replay_resume()") == "")
+        #expect(await MultiInstanceTests.secondsUntil(within: 10) { (try? await Self.replica(port)["state"] as? String) == "streaming" } < 10)
         #expect(await MultiInstanceTests.secondsUntil(within: 10) { (try? await Self.people(port)) == 2 } < 10)
 
         // The replica crashes: reads go on from the primary, the server stays ready.

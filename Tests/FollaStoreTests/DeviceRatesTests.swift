@@ -36,25 +36,40 @@ import Testing
         }
     }
 
-    @Test func slidingWindowAndRetryAfter() async throws {
+    /// Windows of 600 s on the epoch's grid: t0 = 1 800 000 000 is a boundary (3 000 000 × 600).
+    @Test func fixedWindowsAndRetryAfter() async throws {
         try await TestCluster.withDatabase { client, _ in
             let rates = Self.rates(client)
             let device = try DeviceID("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
             for s in [0.0, 100, 200] {
                 #expect(try await rates.acquire(.reports, device: device, limit: 3, window: 600, at: Self.t0 + s) == nil)
             }
-            // Full until the first event (t0) leaves the window at t0 + 600.
+            // Full until the window ends at t0 + 600; refusals are not counted.
             #expect(try await rates.acquire(.reports, device: device, limit: 3, window: 600, at: Self.t0 + 450) == 150)
             #expect(try await rates.acquire(.reports, device: device, limit: 3, window: 600, at: Self.t0 + 599.5) == 1)
-            #expect(try await rates.acquire(.reports, device: device, limit: 3, window: 600, at: Self.t0 + 600) == nil)
-            // Now t0 + 100, + 200 and + 600 are in: full until t0 + 700.
-            #expect(try await rates.acquire(.reports, device: device, limit: 3, window: 600, at: Self.t0 + 601) == 99)
+            // The next window starts afresh.
+            for s in [600.0, 601, 1100] {
+                #expect(try await rates.acquire(.reports, device: device, limit: 3, window: 600, at: Self.t0 + s) == nil)
+            }
+            #expect(try await rates.acquire(.reports, device: device, limit: 3, window: 600, at: Self.t0 + 1150) == 50)
             // Kinds are separate limits.
-            #expect(try await rates.acquire(.messages, device: device, limit: 3, window: 600, at: Self.t0 + 601) == nil)
-            // Rows whose newest event left the window go; the others stay.
-            #expect(try await rates.expire(at: Self.t0 + 1000, window: 600) == 0)
-            #expect(try await rates.expire(at: Self.t0 + 1202, window: 600) == 2)
-            #expect(try await rates.acquire(.reports, device: device, limit: 3, window: 600, at: Self.t0 + 1202) == nil)
+            #expect(try await rates.acquire(.messages, device: device, limit: 3, window: 600, at: Self.t0 + 1150) == nil)
+            // Rows go once their window has ended (both end at t0 + 1200).
+            #expect(try await rates.expire(at: Self.t0 + 1199) == 0)
+            #expect(try await rates.expire(at: Self.t0 + 1200) == 2)
+            #expect(try await rates.acquire(.reports, device: device, limit: 3, window: 600, at: Self.t0 + 1200) == nil)
+        }
+    }
+
+    /// No stored time equals an event's: a row holds the window's end, not the request's time.
+    @Test func noEventTimeIsStored() async throws {
+        try await TestCluster.withDatabase { client, _ in
+            let rates = Self.rates(client)
+            let device = try DeviceID("cccccccccccccccccccccccccccccccccccccccc")
+            let at = Self.t0 + 123.456
+            _ = try await rates.acquire(.messages, device: device, limit: 3, window: 600, at: at)
+            let rows = try await client.query("SELECT ends_at FROM device_rate", logger: TestCluster.logger).collect()
+            #expect(try rows.map { try $0.decode(Date.self) } == [Self.t0 + 600])
         }
     }
 

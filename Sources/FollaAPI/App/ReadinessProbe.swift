@@ -47,8 +47,7 @@ public struct ReadinessProbe: Sendable {
         var status = await primaryStatus()
         // The lag is measured against the primary: without it, the replica's state is unknown.
         if reads.hasReplica {
-            status.replica = (try? await monitor.whileAvailable(deadline: deadline) { await reads.replicaStatus() })
-                ?? ReplicaStatus(state: "unknown", error: "the primary is unavailable")
+            status.replica = monitor.isAvailable ? reads.replicaStatus() : ReplicaStatus(state: "unknown", error: "the primary is unavailable")
         }
         return status
     }

@@ -2,28 +2,30 @@ import FollaServices
 import FollaStore
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// Carries message changes between instances: every instance LISTENs on `folla_messages`
-/// (a trigger NOTIFYs it at the commit of any statement that adds, hides or deletes
-/// messages, through whichever instance), drops its cached walls and wakes its wall
+/// (triggers NOTIFY it at the commit of anything that adds, deletes, hides or shows a
+/// message, through whichever instance), drops its cached walls and wakes its wall
 /// streams. A message posted through instance A reaches a screen streaming from instance B
 /// in milliseconds, and a hidden one leaves every wall at the next read.
 ///
-/// Notifications arriving within `coalesce` of each other are applied once: a busy city's
-/// messages cost each venue's wall at most one read per `coalesce`, not one per message.
-/// With a read replica, the walls are dropped only once the replica has replayed the
-/// change (up to `replicaWait`), so the next read sees it.
-public final class MessageFeed: Service, Sendable {
-    /// The channel the `message_changed` trigger notifies (migration 0011).
+/// One loop applies the changes; notifications that arrive while it works are folded into
+/// its next pass (a buffer of one), after waiting `coalesce` for more: a busy city's
+/// messages cost each venue's wall at most one read per pass, not one per message, and
+/// nothing piles up. With a read replica, the walls are dropped once the replica has
+/// replayed the change (up to `replicaWait`); if it has not by then, they are dropped
+/// again after another `replicaWait`, so a wall read from a lagging replica is not kept
+/// for a whole cache period.
+public struct MessageFeed: Service {
+    /// The channel the message triggers notify (migration 0011).
     public static let channel = "folla_messages"
+
     let listener: NotificationListener
     let walls: WallService
     let changes: WallChanges
     let reads: ReadDatabase
     let coalesce: Duration
     let replicaWait: Duration
-    private let pending = Mutex(false)
 
     /// - Parameters:
     ///   - listener: listens on `folla_messages` on the primary.
@@ -39,21 +41,31 @@ public final class MessageFeed: Service, Sendable {
     }
 
     public func run() async throws {
+        let (pending, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         try? await cancelWhenGracefulShutdown {
-            await self.listener.run { _ in await self.changed() }
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    // Also after each (re)connection: changes made meanwhile were not announced.
+                    await listener.run { _ in signal.yield() }
+                    signal.finish()
+                }
+                group.addTask {
+                    for await _ in pending {
+                        try? await Task.sleep(for: coalesce)
+                        let caughtUp = await reads.catchUp(within: replicaWait)
+                        await apply()
+                        if !caughtUp {
+                            try? await Task.sleep(for: replicaWait)
+                            await apply()
+                        }
+                    }
+                }
+            }
         }
     }
 
-    /// Schedules one application for every notification that arrives before it starts.
-    private func changed() async {
-        let first = pending.withLock { p in defer { p = true }; return !p }
-        guard first else { return }
-        Task { [self] in
-            try? await Task.sleep(for: coalesce)
-            pending.withLock { $0 = false }
-            await reads.catchUp(within: replicaWait)
-            await walls.invalidate()
-            changes.ring()
-        }
+    private func apply() async {
+        await walls.invalidate()
+        changes.ring()
     }
 }

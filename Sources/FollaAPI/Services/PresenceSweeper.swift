@@ -6,7 +6,8 @@ import ServiceLifecycle
 
 /// Expires presence past its TTL, forgets devices past retention, deletes messages past
 /// theirs, emptied places nothing points to, spent budget windows and idempotency keys past
-/// theirs, and per-device rate counters past their window, every `interval`.
+/// theirs, and per-device rate counters whose window ended, every `interval` (all counted
+/// as `retired` in the metrics).
 /// Safe to run in every server instance at once (the SQL skips rows another sweeper holds).
 public struct PresenceSweeper: Service {
     let presence: PresenceStore
@@ -17,8 +18,6 @@ public struct PresenceSweeper: Service {
     let clock: any WallClock
     let interval: Duration
     let budgetWindow: Double
-    /// The longest window of a per-device rate limit (`RateLimiter.window`).
-    let rateWindow: Double = 600
     let logger: Logger
 
     public init(presence: PresenceStore, database: DatabaseMonitor, clock: any WallClock, interval: Duration,
@@ -54,7 +53,7 @@ public struct PresenceSweeper: Service {
         let retired = try await presence.retire(
             at: now, messageRetention: presence.policy.messageRetention, budgetWindow: budgetWindow)
             + idempotency.expire(at: now, retention: idempotencyRetention)
-            + rates.expire(at: now, window: rateWindow)
+            + rates.expire(at: now)
         Counter(label: "folla_sweeps_total").increment()
         for (what, rows) in [("expired", expired), ("forgotten", forgotten), ("retired", retired)] where rows > 0 {
             Counter(label: "folla_swept_rows_total", dimensions: [("what", what)]).increment(by: rows)

@@ -2,8 +2,9 @@ import FollaCore
 import FollaStore
 import Foundation
 
-/// A per-device limit: at most `limit` events of one kind in any `window` seconds, shared by
-/// every instance on the same database (the counters are rows of `DeviceRates`).
+/// A per-device limit: at most `limit` events of one kind per `window` seconds (fixed
+/// windows on a global grid), shared by every instance on the same database (the counters
+/// are rows of `DeviceRates`).
 public struct RateLimiter: Sendable {
     public let store: DeviceRates
     public let kind: DeviceRates.Kind

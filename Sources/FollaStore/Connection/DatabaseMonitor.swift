@@ -110,7 +110,7 @@ public final class DatabaseMonitor: Sendable {
             }
         } catch let error as PSQLError where error.isConnectionFailure {
             // The pool saw the outage first: have the probe look now rather than in half a second.
-            state.withLock { $0.probeNow = true }
+            probeSoon()
             throw DatabaseUnavailable(reason: "the database connection failed", retryAfterSeconds: retryAfterSeconds)
         }
     }
@@ -223,6 +223,11 @@ public final class DatabaseMonitor: Sendable {
             return Array(s.waiters.values)
         }
         released.forEach { $0.resume() }
+    }
+
+    /// Has the next probe run now rather than after its pause (a statement saw the connection fail).
+    func probeSoon() {
+        state.withLock { $0.probeNow = true }
     }
 
     /// Returns when the database is next marked unavailable (or at once when the task is cancelled).

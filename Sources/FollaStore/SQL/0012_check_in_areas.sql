@@ -11,6 +11,11 @@
 -- deadlock between these locks): the lane rule, held by the database for every instance.
 -- A ping that moves from, or joins a place across, another area can still meet a
 -- deadlock; the batch then runs again (`PostgresClient.committed`).
+--
+-- Lock order of a check-in is now: these area locks, then what 0003 describes (the
+-- device row, the places in id order, the founding cells). The area keys share the
+-- two-integer advisory space with the founding cells' (70011, k): they cannot meet,
+-- since an area's first key is a latitude in hundredths of a degree, |key| <= 9000.
 
 CREATE OR REPLACE FUNCTION folla_check_in_batch(
     p_keys bytea[], p_lats float8[], p_lons float8[], p_ages integer[], p_sexes integer[], p_messages text[],
