@@ -1,4 +1,5 @@
 import FollaStore
+import PostgresNIO
 import FollaTestSupport
 import Foundation
 import Testing
@@ -121,6 +122,36 @@ import Testing
             #expect(hide.status == 200)
             let gone = try await Self.secondsUntil(within: 8) { try await Self.wallMessages(b).isEmpty }
             #expect(gone < 3, "a message hidden through A left B's wall after \(gone) s")
+        }
+    }
+
+    /// The listening connection is cut (its backend terminated, as a failover or a restart
+    /// of PostgreSQL would): the instance listens again, and a later message still reaches
+    /// its streams at once rather than at its 10 s cache expiry.
+    @Test func theListenerReconnects() async throws {
+        try await Self.withTwoInstances(["--wall-cache-seconds", "10", "--new-devices-per-network", "0",
+                                         "--sweep-interval", "3600"]) { a, b, location in
+            let venue = try await CurlAnswer.fetch(
+                "http://127.0.0.1:\(a)/v1/admin/venues", method: "POST",
+                json: #"{"slug":"piazza","name":"Piazza","centre":{"lat":\#(Self.venue.lat),"lon":\#(Self.venue.lon)},"radius_m":100}"#,
+                headers: ["Authorization: Bearer \(Self.token)"])
+            #expect(venue.status == 201)
+            #expect(try await Self.checkIn(a, device: 8).status == 200)
+            let stream = try EventStreamReader(url: "http://127.0.0.1:\(b)/v1/venues/piazza/wall/events")
+            defer { stream.stop() }
+            #expect(await Self.secondsUntil(within: 10) { stream.text.contains("event: snapshot") } < 10)
+            let admin = try await TestCluster.adminLocation().configuration()
+            let terminated = try await PostgresClient.with(admin, logger: TestCluster.logger) { client in
+                try await client.query("""
+                    SELECT count(pg_terminate_backend(pid))::int FROM pg_stat_activity
+                    WHERE datname = \(location.databaseName) AND query LIKE 'LISTEN%'
+                    """, logger: TestCluster.logger).collect()[0].decode(Int.self)
+            }
+            #expect(terminated == 2, "one listening connection per instance")
+            try await Task.sleep(for: .seconds(1))
+            #expect(try await Self.post(a, device: 8, text: "dopo il taglio").status == 201)
+            let delivered = await Self.secondsUntil(within: 8) { stream.text.contains("dopo il taglio") }
+            #expect(delivered < 3, "after a reconnection, a message reached B's stream after \(delivered) s")
         }
     }
 
