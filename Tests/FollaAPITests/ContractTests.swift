@@ -37,20 +37,24 @@ import Testing
         run.environment = ProcessInfo.processInfo.environment.merging([
             "SCHEMATHESIS_HOOKS": "hooks", "PYTHONPATH": contract.path, "FOLLA_ADMIN_TOKEN": token,
         ]) { $1 }
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("folla-contract-\(UUID().uuidString).txt")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: output) }
-        let handle = try FileHandle(forWritingTo: output)
-        run.standardOutput = handle
-        run.standardError = handle
-        try run.run()
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async { run.waitUntilExit(); c.resume() }
+        var report = try await Self.run(run)
+        // Debian 12's Python 3.11 can fail, rarely and in threaded programs (two workers
+        // here), inside `ast.parse` while Hypothesis describes a strategy ("SystemError: AST
+        // constructor recursion depth mismatch", CPython gh-106905): a crash of the tool
+        // while generating, not a finding about the server (seen once in a CI run, never in
+        // the local runs of the same seed). One more run with the same seed settles it.
+        if run.terminationStatus != 0, report.contains("AST constructor recursion depth mismatch") {
+            let again = Process()
+            again.executableURL = run.executableURL
+            again.currentDirectoryURL = run.currentDirectoryURL
+            again.arguments = run.arguments
+            again.environment = run.environment
+            report = try await Self.run(again)
+            #expect(again.terminationStatus == 0, "schemathesis found failures:\n\(report.suffix(20_000))")
+        } else {
+            #expect(run.terminationStatus == 0, "schemathesis found failures:\n\(report.suffix(20_000))")
         }
-        try handle.close()
-        let report = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
         await server.stop()
-        #expect(run.terminationStatus == 0, "schemathesis found failures:\n\(report.suffix(20_000))")
         // It really ran: thousands of cases, every operation of the spec.
         let generated = report.firstMatch(of: /(\d+) generated/).flatMap { Int($0.1) } ?? 0
         #expect(generated >= 2000, "only \(generated) cases:\n\(report.suffix(4000))")
@@ -58,5 +62,21 @@ import Testing
         let tested = report.firstMatch(of: /Tested: (\d+)/).flatMap { Int($0.1) }
         #expect(selected != nil && selected?.0 == selected?.1 && tested == selected?.0 && (tested ?? 0) >= 23,
                 "\(report.suffix(4000))")
+    }
+
+    /// Runs schemathesis to its end (waiting on a Dispatch thread) and returns what it printed.
+    static func run(_ process: Process) async throws -> String {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("folla-contract-\(UUID().uuidString).txt")
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: output) }
+        let handle = try FileHandle(forWritingTo: output)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async { process.waitUntilExit(); c.resume() }
+        }
+        try handle.close()
+        return (try? String(contentsOf: output, encoding: .utf8)) ?? ""
     }
 }
