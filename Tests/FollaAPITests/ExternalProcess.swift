@@ -43,6 +43,22 @@ enum ExternalProcess {
     }
 }
 
+extension ExternalProcess {
+    /// Runs blocking work (`EmbeddedPostgres.start()` waits for `initdb`, `pg_ctl`,
+    /// `pg_basebackup`) on a Dispatch thread. On the cooperative pool, two such calls from
+    /// two suites at once take both of this two-core box's threads, and every in-process
+    /// server and timer of the test run stalls with them (seen in CI: browser tests out of
+    /// time, clients timing out, in one run).
+    static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                let result = Swift.Result<T, any Error> { try body() }
+                continuation.resume(with: result)
+            }
+        }
+    }
+}
+
 /// Written by one Dispatch thread, read after `DispatchGroup.wait()` on another.
 private final class Drained: @unchecked Sendable {
     var data = Data()

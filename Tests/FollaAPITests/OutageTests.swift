@@ -52,7 +52,7 @@ import Testing
             try? pg.stop()
             try? FileManager.default.removeItem(atPath: root)
         }
-        try pg.start()
+        try await ExternalProcess.offPool { try pg.start() }
         try await Self.createDatabase(pg)
         let server = try Self.serveExternal(pg)
         let port = try await server.port()
@@ -73,7 +73,7 @@ import Testing
         #expect(groups.status == 503 && groups.seconds <= 2)
 
         try await Task.sleep(for: .seconds(outage))
-        try pg.start()
+        try await ExternalProcess.offPool { try pg.start() }
         let resumed = try await Self.secondsUntilServed(within: 30) { try await Self.checkIn(port, 7) }
         #expect(resumed <= 5, "service resumed \(resumed) s after the database came back")
         #expect(await server.stop() == 0)
@@ -96,7 +96,7 @@ import Testing
         #expect(refused.status == 503 && refused.header("Retry-After") != nil && refused.seconds <= 2)
         #expect(server.log.contains("warning") && server.log.contains("the database is unavailable"), "\(server.log)")
 
-        try pg.start()
+        try await ExternalProcess.offPool { try pg.start() }
         try await Self.createDatabase(pg)
         // The monitor retries with backoff (at most 2 s apart), then applies the migrations.
         let served = try await Self.secondsUntilServed(within: 30) { try await Self.checkIn(port, 2) }

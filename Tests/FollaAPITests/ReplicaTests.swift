@@ -30,15 +30,21 @@ import Testing
 
     @Test func readsGoToTheReplicaAndFallBackWhenItDies() async throws {
         let (primary, root) = OutageTests.externalCluster()
+        var replicaConfig = primary.configuration
+        replicaConfig.dataDirectory = root + "/replica"
+        let replica = EmbeddedPostgres(configuration: replicaConfig, logger: TestCluster.logger)
         defer {
-            try? FileManager.default.removeItem(atPath: root)
+            // Stopped on a Dispatch thread (pg_ctl blocks), without waiting: the clusters are throwaway.
+            DispatchQueue.global().async {
+                try? replica.stop()
+                try? primary.stop()
+                try? FileManager.default.removeItem(atPath: root)
+            }
         }
-        try primary.start()
-        defer { try? primary.stop() }
+        try await ExternalProcess.offPool { try primary.start() }
         try await OutageTests.createDatabase(primary)
-        let replica = try primary.makeReplica(at: root + "/replica")
-        try replica.start()
-        defer { try? replica.stop() }
+        _ = try await ExternalProcess.offPool { try primary.makeReplica(at: replica.dataDirectory) }
+        try await ExternalProcess.offPool { try replica.start() }
 
         let server = try ServerProcess([
             "--database-url", "postgres://postgres@localhost/folla?host=\(primary.dataDirectory)",
