@@ -74,7 +74,7 @@ public final class ReadDatabase: Sendable {
     /// (the drill of `tools/scale-out/faults` caught reads hanging that way), and a task
     /// group would wait for it.
     func onReplica<T: Sendable>(deadline: Duration? = nil,
-                                        _ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
+                                _ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
         guard let replica, let monitor else { throw DatabaseUnavailable(reason: "no replica", retryAfterSeconds: 1) }
         let first = FirstResult<T>()
         let work = Task {
