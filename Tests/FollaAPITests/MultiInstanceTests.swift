@@ -144,7 +144,7 @@ import Testing
             let terminated = try await PostgresClient.with(admin, logger: TestCluster.logger) { client in
                 try await client.query("""
                     SELECT count(pg_terminate_backend(pid))::int FROM pg_stat_activity
-                    WHERE datname = \(location.databaseName) AND query LIKE 'LISTEN%'
+                    WHERE datname = \(location.databaseName) AND application_name = 'folla listener folla_messages'
                     """, logger: TestCluster.logger).collect()[0].decode(Int.self)
             }
             #expect(terminated == 2, "one listening connection per instance")

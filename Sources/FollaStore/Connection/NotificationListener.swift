@@ -21,7 +21,10 @@ public struct NotificationListener: Sendable {
     ///   - channel: the channel name (an SQL identifier of ours, never user input).
     ///   - heartbeat: how often the connection is checked; a dead one is replaced within about twice this.
     public init(client: PostgresClient.Configuration, channel: String, heartbeat: Duration = .seconds(2), logger: Logger) {
-        self.configuration = .init(client, connectTimeout: heartbeat)
+        var configuration = PostgresConnection.Configuration(client, connectTimeout: heartbeat)
+        // Named, so that an operator (or a test) can find it in pg_stat_activity.
+        configuration.options.additionalStartupParameters.append(("application_name", "folla listener \(channel)"))
+        self.configuration = configuration
         self.channel = channel
         self.heartbeat = heartbeat
         self.logger = logger
