@@ -55,6 +55,26 @@ import Testing
         return (r.json["messages"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
     }
 
+    /// The wall tests' servers: a 10 s wall cache (the change feed must beat it) and no sweeps
+    /// (a sweep that deleted old messages would announce a change too).
+    static let wallOptions = ["--wall-cache-seconds", "10", "--new-devices-per-network", "0", "--sweep-interval", "3600"]
+
+    /// The venue `piazza` around `venue`, created through instance `port`.
+    static func createVenue(through port: Int) async throws {
+        let venue = try await CurlAnswer.fetch(
+            "http://127.0.0.1:\(port)/v1/admin/venues", method: "POST",
+            json: #"{"slug":"piazza","name":"Piazza","centre":{"lat":\#(Self.venue.lat),"lon":\#(Self.venue.lon)},"radius_m":100}"#,
+            headers: ["Authorization: Bearer \(Self.token)"])
+        #expect(venue.status == 201)
+    }
+
+    /// A screen streaming `piazza`'s wall from instance `port`, once its first snapshot arrived.
+    static func screen(on port: Int) async throws -> EventStreamReader {
+        let stream = try EventStreamReader(url: "http://127.0.0.1:\(port)/v1/venues/piazza/wall/events")
+        #expect(await secondsUntil(within: 10) { stream.text.contains("event: snapshot") } < 10)
+        return stream
+    }
+
     /// Polls `condition` every 50 ms; the seconds it took to hold, or infinity after `limit`.
     static func secondsUntil(within limit: Double, _ condition: () async throws -> Bool) async rethrows -> Double {
         let start = Date()
@@ -93,20 +113,13 @@ import Testing
     /// The wall cache is 10 s on both instances: without the change feed, B would show the
     /// message (and stop showing it once hidden) only when its cached wall expired.
     @Test func messagesReachAndLeaveTheOtherInstancesWalls() async throws {
-        // No sweeps during the test: a sweep that deleted old messages would announce a change too.
-        try await Self.withTwoInstances(["--wall-cache-seconds", "10", "--new-devices-per-network", "0",
-                                         "--sweep-interval", "3600"]) { a, b, _ in
-            let venue = try await CurlAnswer.fetch(
-                "http://127.0.0.1:\(a)/v1/admin/venues", method: "POST",
-                json: #"{"slug":"piazza","name":"Piazza","centre":{"lat":\#(Self.venue.lat),"lon":\#(Self.venue.lon)},"radius_m":100}"#,
-                headers: ["Authorization: Bearer \(Self.token)"])
-            #expect(venue.status == 201)
+        try await Self.withTwoInstances(Self.wallOptions) { a, b, _ in
+            try await Self.createVenue(through: a)
             #expect(try await Self.checkIn(a, device: 7).status == 200)
             // B caches its wall, and a screen streams from B.
             #expect(try await Self.wallMessages(b).isEmpty)
-            let stream = try EventStreamReader(url: "http://127.0.0.1:\(b)/v1/venues/piazza/wall/events")
+            let stream = try await Self.screen(on: b)
             defer { stream.stop() }
-            #expect(await Self.secondsUntil(within: 10) { stream.text.contains("event: snapshot") } < 10)
 
             #expect(try await Self.post(a, device: 7, text: "dal nodo A").status == 201)
             let delivered = await Self.secondsUntil(within: 8) { stream.text.contains("event: message") && stream.text.contains("dal nodo A") }
@@ -129,17 +142,11 @@ import Testing
     /// of PostgreSQL would): the instance listens again, and a later message still reaches
     /// its streams at once rather than at its 10 s cache expiry.
     @Test func theListenerReconnects() async throws {
-        try await Self.withTwoInstances(["--wall-cache-seconds", "10", "--new-devices-per-network", "0",
-                                         "--sweep-interval", "3600"]) { a, b, location in
-            let venue = try await CurlAnswer.fetch(
-                "http://127.0.0.1:\(a)/v1/admin/venues", method: "POST",
-                json: #"{"slug":"piazza","name":"Piazza","centre":{"lat":\#(Self.venue.lat),"lon":\#(Self.venue.lon)},"radius_m":100}"#,
-                headers: ["Authorization: Bearer \(Self.token)"])
-            #expect(venue.status == 201)
+        try await Self.withTwoInstances(Self.wallOptions) { a, b, location in
+            try await Self.createVenue(through: a)
             #expect(try await Self.checkIn(a, device: 8).status == 200)
-            let stream = try EventStreamReader(url: "http://127.0.0.1:\(b)/v1/venues/piazza/wall/events")
+            let stream = try await Self.screen(on: b)
             defer { stream.stop() }
-            #expect(await Self.secondsUntil(within: 10) { stream.text.contains("event: snapshot") } < 10)
             let admin = try await TestCluster.adminLocation().configuration()
             let terminated = try await PostgresClient.with(admin, logger: TestCluster.logger) { client in
                 try await client.query("""

@@ -4,7 +4,7 @@ extension EmbeddedPostgres {
     /// A streaming replica of this (running) cluster in `directory`: `pg_basebackup` over the
     /// unix socket with `-R` (standby.signal and `primary_conninfo`, so it follows this
     /// cluster) and `-X stream`. Call `start()` on it; it serves reads as a hot standby.
-    /// For tests and the scale-out rig.
+    /// For tests (the scale-out rig, a shell script, runs the same pg_basebackup itself).
     /// - Parameter directory: an empty or missing directory for the replica's PGDATA.
     public func makeReplica(at directory: String) throws(EmbeddedPostgresError) -> EmbeddedPostgres {
         var config = configuration

@@ -17,7 +17,13 @@
 -- two-integer advisory space with the founding cells' (70011, k): they cannot meet,
 -- since an area's first key is a latitude in hundredths of a degree, |key| <= 9000.
 
-CREATE OR REPLACE FUNCTION folla_check_in_batch(
+-- The batch of 0010 keeps its body under another name; the one the server calls locks the
+-- areas, then runs it (one statement, one transaction, as before).
+ALTER FUNCTION folla_check_in_batch(bytea[], float8[], float8[], integer[], integer[], text[], bytea[], timestamptz[],
+                                    float8, float8, float8[], integer[], integer[], float8[])
+    RENAME TO folla_check_in_pings;
+
+CREATE FUNCTION folla_check_in_batch(
     p_keys bytea[], p_lats float8[], p_lons float8[], p_ages integer[], p_sexes integer[], p_messages text[],
     p_networks bytea[], p_nows timestamptz[], p_join_radius float8, p_max_speed float8,
     p_establish_after float8[], p_establish_pings integer[], p_new_devices integer[], p_budget_window float8[])
@@ -28,7 +34,6 @@ RETURNS TABLE (
     message_id bigint, established boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
-    r folla_check_in_result;
     cell record;
 BEGIN
     -- The batch's areas, locked in one global order before any row (see above).
@@ -39,23 +44,7 @@ BEGIN
     LOOP
         PERFORM pg_advisory_xact_lock(cell.lat_cell, cell.lon_cell);
     END LOOP;
-    FOR i IN 1 .. coalesce(array_length(p_keys, 1), 0) LOOP
-        ordinal := i;
-        refusal := NULL;
-        refusal_detail := NULL;
-        r := NULL;
-        BEGIN
-            r := folla_check_in(p_keys[i], p_lats[i], p_lons[i], nullif(p_ages[i], -1), nullif(p_sexes[i], -1),
-                                nullif(p_messages[i], ''), p_nows[i], p_join_radius, p_max_speed,
-                                nullif(p_networks[i], ''::bytea), p_establish_after[i], p_establish_pings[i],
-                                p_new_devices[i], p_budget_window[i]);
-        EXCEPTION WHEN SQLSTATE 'FL429' OR SQLSTATE 'FL403' THEN
-            GET STACKED DIAGNOSTICS refusal = RETURNED_SQLSTATE, refusal_detail = PG_EXCEPTION_DETAIL;
-        END;
-        outcome := r.outcome; place_id := r.place_id; anchor_lat := r.anchor_lat; anchor_lon := r.anchor_lon;
-        people := r.people; reporters := r.reporters; age_sum := r.age_sum; male := r.male; female := r.female;
-        previous_place_id := r.previous_place_id; distance_m := r.distance_m; message_id := r.message_id;
-        established := r.established;
-        RETURN NEXT;
-    END LOOP;
+    RETURN QUERY SELECT * FROM folla_check_in_pings(
+        p_keys, p_lats, p_lons, p_ages, p_sexes, p_messages, p_networks, p_nows, p_join_radius, p_max_speed,
+        p_establish_after, p_establish_pings, p_new_devices, p_budget_window);
 END $$;
