@@ -46,7 +46,7 @@ public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
     /// any statement cut off by a closed connection may have been).
     public func submit(_ item: Item, lane: Int) async throws -> Reply {
         let slot = Slot(item)
-        let index = Int(lane.magnitude % UInt(laneCount))
+        let index = ((lane % laneCount) + laneCount) % laneCount  // also for negative keys
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Reply, any Error>) in
                 guard slot.wait(continuation) else { return }
