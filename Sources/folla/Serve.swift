@@ -69,7 +69,7 @@ struct Serve: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Longest life of one wall event stream, in seconds: screens reconnect with Last-Event-ID and miss nothing (default 300). Env: FOLLA_WALL_STREAM_SECONDS")
     var wallStreamSeconds: Int?
 
-    @Option(parsing: .unconditional, help: "Milliseconds a groups answer may lag behind the database: the queries of one ~50 m tile share one read (default 1000; 0 = none). Env: FOLLA_GROUPS_CACHE_MS")
+    @Option(parsing: .unconditional, help: "Milliseconds a groups answer may lag behind the database: groups come from an in-process read model of the live places, refreshed from the database's change cursor (default 1000; 0 = a database read per query). Env: FOLLA_GROUPS_CACHE_MS")
     var groupsCacheMs: Int?
 
     @Option(parsing: .unconditional, help: "Database connections in the pool (default 20). Env: FOLLA_DB_CONNECTIONS")

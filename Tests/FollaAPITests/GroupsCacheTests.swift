@@ -4,9 +4,10 @@ import FollaTestSupport
 import Foundation
 import Testing
 
-/// The groups micro-cache reads one superset per ~50 m tile, with the newest messages of its
-/// places: for any centre, radius and number of messages it must answer exactly what direct
-/// reads answer (it only may be up to a period old).
+/// The groups read model (`PlacesReadModel`) hands the assembler a superset of places (a
+/// box of grid cells) with the newest messages of each: for any centre, radius and number
+/// of messages it must answer exactly what direct reads answer (it only may be up to a
+/// period old; see `PlacesReadModelTests` for what changes).
 @Suite struct GroupsCacheTests {
     @Test func cachedAnswersEqualDirectReads() async throws {
         try await AppFixture.run { f in

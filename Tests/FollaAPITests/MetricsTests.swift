@@ -121,8 +121,9 @@ import Testing
         #expect((Self.value(samples, "folla_checkins_total", ["outcome": "founded"]) ?? 0) == 1)
         #expect((Self.value(samples, "folla_checkins_total", ["outcome": "joined"]) ?? 0) == 3)
         #expect((Self.value(samples, "folla_refusals_total") ?? 0) == 0)
-        // The groups cache's counters exist (made before the metrics were set up, they would not).
-        #expect((Self.value(samples, "folla_cache_lookups_total", ["cache": "groups", "result": "miss"]) ?? 0) >= 1)
+        // The groups read model's counters exist (made before the metrics were set up, they
+        // would not): its first read was a full one.
+        #expect((Self.value(samples, "folla_groups_model_reads_total", ["kind": "full"]) ?? 0) >= 1)
         #expect(await server.stop() == 0)
     }
 }

@@ -25,6 +25,13 @@ public enum TestCluster {
         let pg = EmbeddedPostgres(configuration: config, logger: logger)
         stopAtExit(pg)
         _ = try await EmbeddedDatabase.bootstrap(pg, database: templateName, migrator: try Migrator.bundled(), logger: logger)
+        // No session on the template from now on: CREATE DATABASE … TEMPLATE fails while
+        // anyone is connected to it, and autovacuum's workers (which leave databases that
+        // refuse connections alone) failed a whole run's worth of tests that way.
+        let admin = DatabaseLocation.socket(path: pg.socketPath, user: EmbeddedPostgres.superuser, database: "postgres")
+        try await PostgresClient.with(try admin.configuration(), logger: logger) { client in
+            _ = try await client.query("ALTER DATABASE \(unescaped: templateName) WITH ALLOW_CONNECTIONS false", logger: logger).collect()
+        }
         return pg
     }
 

@@ -75,12 +75,15 @@ public struct PresenceStore: Sendable {
     }
 
     /// Deletes messages past `messageRetention`, emptied places nothing points to, and spent
-    /// budget windows; returns how many rows went.
+    /// budget windows; returns how many rows went. Also drops old message touches
+    /// (`PlaceChanges.purgeSQL`), not counted.
     @discardableResult
     public func retire(at now: Date, messageRetention: TimeInterval, budgetWindow: TimeInterval, batchSize: Int = 1000) async throws -> Int {
-        try await drain(batchSize) {
+        let retired = try await drain(batchSize) {
             "SELECT folla_retire(\(now)::timestamptz, \(messageRetention)::float8, \(budgetWindow)::float8, \($0)::integer)"
         }
+        _ = try await client.query(PlaceChanges.purgeSQL, logger: logger).collect()
+        return retired
     }
 
     /// Erases devices gone for longer than the retention period; returns how many.

@@ -1,0 +1,73 @@
+import FollaCore
+import Logging
+import PostgresNIO
+
+/// The places changed since a horizon (SQL/0014's cursor), for an in-process read model.
+public struct PlaceChanges: Sendable {
+    /// One look at the database.
+    public struct Delta: Sendable {
+        /// Places with established people in them, as readers see them (with message counts).
+        public var live: [LivePlace]
+        /// Places that changed and no longer show (emptied, or no one established left).
+        public var gone: [Int64]
+        /// The horizon to pass next time.
+        public var horizon: Int64
+    }
+
+    /// How long message touches are kept (the sweeper drops older ones).
+    public static let touchRetention: Duration = .seconds(300)
+    /// A reader whose last look is older than this reads everything again: touches it has
+    /// not seen may have been dropped by then (well within `touchRetention`).
+    public static let reloadAfter: Duration = .seconds(60)
+
+    public let places: PlaceReads
+
+    public init(places: PlaceReads) {
+        self.places = places
+    }
+
+    /// Every live place (`since` nil), or every place changed or touched by a transaction
+    /// at or after `since` (a previous delta's horizon).
+    public func read(since: Int64?) async throws -> Delta {
+        let query = Self.sql(since: since)
+        let logger = places.logger
+        return try await places.reads.run { client in
+            var delta = Delta(live: [], gone: [], horizon: 0)
+            for try await row in try await client.query(query, logger: logger) {
+                let c = row.makeRandomAccess()
+                delta.horizon = try c["horizon"].decode(Int64.self)
+                guard let id = try c["id"].decode(Int64?.self) else { continue }
+                if try c["people"].decode(Int.self) > 0 {
+                    delta.live.append(try PlaceReads.place(row))
+                } else {
+                    delta.gone.append(id)
+                }
+            }
+            return delta
+        }
+    }
+
+    /// The delta's statement: the horizon (the oldest transaction running in this very
+    /// snapshot) on every row, and one row with only the horizon when nothing changed.
+    static func sql(since: Int64?) -> PostgresQuery {
+        let changed = since.map {
+            """
+            SELECT id FROM place WHERE changed >= \($0)::text::xid8
+            UNION SELECT place_id FROM place_touch WHERE changed >= \($0)::text::xid8
+            """
+        } ?? "SELECT id FROM place WHERE counted > 0"
+        return """
+            WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS horizon),
+                 c AS (\(unescaped: changed))
+            SELECT h.horizon, x.*
+            FROM h LEFT JOIN (
+                SELECT \(unescaped: PlaceReads.columns) FROM c JOIN place p ON p.id = c.id
+            ) x ON true
+            """
+    }
+
+    /// Drops the message touches older than `touchRetention` (the sweeper's statement).
+    public static let purgeSQL: PostgresQuery = """
+        DELETE FROM place_touch WHERE at < now() - make_interval(secs => \(Double(touchRetention.components.seconds))::float8)
+        """
+}

@@ -1,0 +1,106 @@
+import FollaCore
+import FollaServices
+import FollaTestSupport
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+
+/// The groups read model (`PlacesReadModel`, fed by SQL/0014's change cursor) must answer
+/// exactly what direct reads answer once its period has passed, whatever changed: moves,
+/// arrivals, check-outs, messages added, hidden and deleted, and changes committed out of
+/// the order their transactions began.
+@Suite struct PlacesReadModelTests {
+    static let period = Duration.milliseconds(300)
+
+    /// What a reader sees of a group: enough to catch a stale count, place or message.
+    static func show(_ g: Group) -> String {
+        "\(g.id ?? -1):\(g.people):\(g.messageCount):\(g.messages.map { "\($0.id)" })"
+    }
+
+    /// Compares the model with direct reads on a fixed set of queries, after the period.
+    static func expectSame(_ model: GroupService, _ direct: GroupService, _ when: String) async throws {
+        try await Task.sleep(for: period + .milliseconds(30))
+        var nonEmpty = 0
+        for i in 0..<16 {
+            var query = GroupQuery(centre: Coordinate(latitude: 44.4920 + Double(i % 4) * 0.0012, longitude: 11.3410 + Double(i / 4) * 0.0015))
+            query.radius = 350
+            query.limit = 1000
+            query.messages = 5
+            let a = try await direct.groups(for: query).map(show)
+            let b = try await model.groups(for: query).map(show)
+            #expect(a == b, "\(when): centre \(query.centre)")
+            if !a.isEmpty { nonEmpty += 1 }
+        }
+        #expect(nonEmpty >= 8, "\(when): the queries must see groups")
+    }
+
+    static func checkIn(_ f: AppFixture, _ n: Int, _ lat: Double, _ lon: Double, message: String? = nil) async throws {
+        let text = message.map { #","message":"\#($0)""# } ?? ""
+        let r = try await f.post("/v1/checkins", #"{"device_id":"\#(String(format: "%040x", n))","lat":\#(lat),"lon":\#(lon)\#(text)}"#)
+        #expect(r.status == .ok)
+    }
+
+    @Test func changesReachTheModelWithinItsPeriod() async throws {
+        try await AppFixture.run { f in
+            var random = SeededRandom(seed: 7)
+            var spots: [(Double, Double)] = []
+            for n in 0..<60 {
+                let spot = (44.4920 + random.unit() * 0.0040, 11.3410 + random.unit() * 0.0050)
+                spots.append(spot)
+                try await Self.checkIn(f, n, spot.0, spot.1, message: n % 5 == 0 ? "hello \(n)" : nil)
+            }
+            let direct = f.deps.groups
+            let model = GroupService(places: direct.places, messages: direct.messages, privacy: direct.privacy, cachePeriod: Self.period)
+            try await Self.expectSame(model, direct, "first load")
+
+            // Moves (~100 m), arrivals beside others, check-outs that empty places, new messages.
+            for n in 0..<15 { try await Self.checkIn(f, n, spots[n].0 + 0.0009, spots[n].1) }
+            for n in 60..<75 { try await Self.checkIn(f, n, spots[n - 40].0, spots[n - 40].1, message: n % 3 == 0 ? "new \(n)" : nil) }
+            for n in 40..<50 {
+                let r = try await f.client.execute(uri: "/v1/devices/\(String(format: "%040x", n))", method: .delete)
+                #expect(r.status == .noContent || r.status == .ok)
+            }
+            try await Self.expectSame(model, direct, "after moves, arrivals and check-outs")
+
+            // Messages hidden and deleted: their places' rows do not change, only the messages'.
+            let hidden = try await f.db.query("UPDATE message SET hidden = true WHERE id IN (SELECT id FROM message ORDER BY id LIMIT 3) RETURNING id", logger: TestCluster.logger).collect()
+            #expect(hidden.count == 3)
+            let deleted = try await f.db.query("DELETE FROM message WHERE id IN (SELECT id FROM message WHERE NOT hidden ORDER BY id DESC LIMIT 2) RETURNING id", logger: TestCluster.logger).collect()
+            #expect(deleted.count == 2)
+            try await Self.expectSame(model, direct, "after hiding and deleting messages")
+        }
+    }
+
+    /// A transaction that began first and commits last: a cursor on the newest change seen
+    /// would step over its rows; the horizon (the oldest transaction still running) does not.
+    @Test func aTransactionCommittedLateIsNotSkipped() async throws {
+        try await AppFixture.run { f in
+            try await Self.checkIn(f, 1, 44.4938, 11.3430)
+            let direct = f.deps.groups
+            let model = GroupService(places: direct.places, messages: direct.messages, privacy: direct.privacy, cachePeriod: Self.period)
+            var query = GroupQuery(centre: Coordinate(latitude: 44.4938, longitude: 11.3430))
+            query.radius = 500
+            query.limit = 1000
+            let people = { (s: GroupService) in try await s.groups(for: query).map(\.people).sorted() }
+            #expect(try await people(model) == [1])
+
+            try await f.db.withConnection { late in
+                let logger = TestCluster.logger
+                _ = try await late.query("BEGIN", logger: logger).collect()
+                // A second person joins the first one's place, not yet committed.
+                _ = try await late.query("""
+                    SELECT folla_check_in(decode(repeat('ab', 32), 'hex'), 44.49381, 11.34301, NULL, NULL, NULL, now(), 10, 350)
+                    """, logger: logger).collect()
+                // Meanwhile someone else arrives 200 m away, committed at once.
+                try await Self.checkIn(f, 2, 44.4956, 11.3430)
+                try await Task.sleep(for: Self.period + .milliseconds(30))
+                #expect(try await people(model) == [1, 1], "the committed arrival is seen, the open transaction not")
+                _ = try await late.query("COMMIT", logger: logger).collect()
+            }
+            try await Task.sleep(for: Self.period + .milliseconds(30))
+            #expect(try await people(direct) == [1, 2])
+            #expect(try await people(model) == [1, 2], "the late commit must reach the model")
+        }
+    }
+}
