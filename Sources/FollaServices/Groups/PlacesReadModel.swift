@@ -1,6 +1,7 @@
 import FollaCore
 import FollaStore
 import Foundation
+import Logging
 import Metrics
 import Synchronization
 
@@ -69,6 +70,7 @@ final class PlacesReadModel: Sendable {
     private let fullReads = Counter(label: "folla_groups_model_reads_total", dimensions: [("kind", "full")])
     private let deltaReads = Counter(label: "folla_groups_model_reads_total", dimensions: [("kind", "delta")])
     private let size = Gauge(label: "folla_groups_model_places")
+    private let failures = Counter(label: "folla_groups_model_read_failures_total")
 
     /// - Parameters:
     ///   - changes: where the changes are read.
@@ -87,8 +89,15 @@ final class PlacesReadModel: Sendable {
         let metresPerDegree = 111_320.0
         let dLat = radius / metresPerDegree + Self.cellDegrees
         let dLon = radius / (metresPerDegree * max(0.01, cos(min(89.9, abs(centre.latitude) + dLat) * .pi / 180))) + Self.cellDegrees
-        guard abs(centre.latitude) + dLat < 90, abs(centre.longitude) + dLon < 180 else { return nil }
-        try await fresh()
+        // Near a pole the longitude scale above is unreliable: the database answers there.
+        guard abs(centre.latitude) + dLat < 89, abs(centre.longitude) + dLon < 180 else { return nil }
+        do {
+            try await fresh()
+        } catch {
+            // The database answers (or says it is down) rather than a model it cannot refresh.
+            changes.places.logger.debug("groups read model refresh failed", metadata: ["error": "\(error)"])
+            return nil
+        }
         let low = Cell(Coordinate(latitude: centre.latitude - dLat, longitude: centre.longitude - dLon))
         let high = Cell(Coordinate(latitude: centre.latitude + dLat, longitude: centre.longitude + dLon))
         let cellCount = (Int(high.row) - Int(low.row) + 1) * (Int(high.column) - Int(low.column) + 1)
@@ -136,7 +145,12 @@ final class PlacesReadModel: Sendable {
             if let current { return current }
             let task = Task {
                 defer { self.refreshing.withLock { $0 = nil } }
-                try await self.pull()
+                do {
+                    try await self.pull()
+                } catch {
+                    self.failures.increment()
+                    throw error
+                }
             }
             current = task
             return task
@@ -149,13 +163,11 @@ final class PlacesReadModel: Sendable {
         let started = ContinuousClock.now
         let (horizon, readAt) = state.withLock { ($0.horizon, $0.readAt) }
         let full = horizon == nil || readAt.map { started - $0 > PlaceChanges.reloadAfter } ?? true
-        let delta = try await changes.read(since: full ? nil : horizon)
-        let talking = delta.live.filter { $0.messageCount > 0 }.map(\.id)
-        let messages = try await changes.places.latestMessages(perPlace: GroupQuery.messagesRange.upperBound, of: talking)
+        let delta = try await changes.read(since: full ? nil : horizon, messagesPerPlace: GroupQuery.messagesRange.upperBound)
         let count = state.withLock { s in
             if full { s = State() }
             for id in delta.gone { s.remove(id) }
-            for place in delta.live { s.put(place, messages: messages[place.id]) }
+            for place in delta.live { s.put(place, messages: delta.messages[place.id]) }
             s.horizon = delta.horizon
             s.readAt = started
             return s.places.count

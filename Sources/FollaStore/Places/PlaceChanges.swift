@@ -10,6 +10,9 @@ public struct PlaceChanges: Sendable {
         public var live: [LivePlace]
         /// Places that changed and no longer show (emptied, or no one established left).
         public var gone: [Int64]
+        /// The newest visible messages (up to `messagesPerPlace`) of the live places that
+        /// have any, read on the same server right after the places.
+        public var messages: [Int64: [Message]]
         /// The horizon to pass next time.
         public var horizon: Int64
     }
@@ -26,23 +29,28 @@ public struct PlaceChanges: Sendable {
         self.places = places
     }
 
-    /// Every live place (`since` nil), or every place changed or touched by a transaction
-    /// at or after `since` (a previous delta's horizon).
-    public func read(since: Int64?) async throws -> Delta {
+    /// Every live place (`since` nil), or every place changed, touched or deleted by a
+    /// transaction at or after `since` (a previous delta's horizon), with the newest
+    /// `messagesPerPlace` messages of those that have any.
+    public func read(since: Int64?, messagesPerPlace: Int) async throws -> Delta {
         let query = Self.sql(since: since)
         let logger = places.logger
+        // One server for both reads: the messages must be no older than the places (a
+        // replica could lag behind the primary the places came from).
         return try await places.reads.run { client in
-            var delta = Delta(live: [], gone: [], horizon: 0)
+            var delta = Delta(live: [], gone: [], messages: [:], horizon: 0)
             for try await row in try await client.query(query, logger: logger) {
                 let c = row.makeRandomAccess()
                 delta.horizon = try c["horizon"].decode(Int64.self)
-                guard let id = try c["id"].decode(Int64?.self) else { continue }
-                if try c["people"].decode(Int.self) > 0 {
+                guard let changed = try c["changed_id"].decode(Int64?.self) else { continue }
+                if try c["people"].decode(Int?.self) ?? 0 > 0 {
                     delta.live.append(try PlaceReads.place(row))
                 } else {
-                    delta.gone.append(id)
+                    delta.gone.append(changed)  // emptied, no one established, or deleted
                 }
             }
+            let talking = delta.live.filter { $0.messageCount > 0 }.map(\.id)
+            delta.messages = try await PlaceReads.latestMessages(perPlace: messagesPerPlace, of: talking, on: client, logger: logger)
             return delta
         }
     }
@@ -61,7 +69,7 @@ public struct PlaceChanges: Sendable {
                  c AS (\(unescaped: changed))
             SELECT h.horizon, x.*
             FROM h LEFT JOIN (
-                SELECT \(unescaped: PlaceReads.columns) FROM c JOIN place p ON p.id = c.id
+                SELECT c.id AS changed_id, \(unescaped: PlaceReads.columns) FROM c LEFT JOIN place p ON p.id = c.id
             ) x ON true
             """
     }

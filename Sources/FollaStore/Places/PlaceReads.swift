@@ -55,7 +55,14 @@ public struct PlaceReads: Sendable {
     public func latestMessages(perPlace: Int, of placeIDs: [Int64]) async throws -> [Int64: [Message]] {
         guard perPlace > 0, !placeIDs.isEmpty else { return [:] }
         let logger = logger
-        return try await reads.run { client in
+        return try await reads.run { try await Self.latestMessages(perPlace: perPlace, of: placeIDs, on: $0, logger: logger) }
+    }
+
+    /// `latestMessages(perPlace:of:)` on a given server (the read model reads them where it
+    /// read the places).
+    static func latestMessages(perPlace: Int, of placeIDs: [Int64], on client: PostgresClient,
+                               logger: Logger) async throws -> [Int64: [Message]] {
+        guard perPlace > 0, !placeIDs.isEmpty else { return [:] }
         var out: [Int64: [Message]] = [:]
         for try await (id, place, body, at) in try await client.query("""
             SELECT m.id, m.place_id, m.body, m.created_at
@@ -69,7 +76,6 @@ public struct PlaceReads: Sendable {
             out[place, default: []].append(Message(id: id, placeID: place, text: body, createdAt: at))
         }
         return out
-        }
     }
 
     /// Runs a query of `columns` where reads go, its rows as live places.

@@ -16,8 +16,9 @@
 -- transaction id; readers take those places too. The sweeper drops touches older than a
 -- few minutes; an instance that has not looked for that long reloads everything.
 --
--- Places are deleted only once empty, by a later transaction than the one that emptied
--- them, so a reader has seen them leave (people = 0) before they go.
+-- A deleted place (the sweeper deletes emptied ones, often a few milliseconds after the
+-- expiry that emptied them, before any reader looked) touches itself on the way out: a
+-- reader that finds a touched id with no row drops it.
 
 ALTER TABLE place ADD COLUMN changed xid8 NOT NULL DEFAULT pg_current_xact_id();
 CREATE INDEX place_changed ON place (changed);
@@ -34,18 +35,25 @@ FOR EACH ROW EXECUTE FUNCTION folla_place_changed();
 CREATE TABLE place_touch (
     place_id bigint NOT NULL,
     changed  xid8 NOT NULL DEFAULT pg_current_xact_id(),
-    at       timestamptz NOT NULL DEFAULT now()
+    at       timestamptz NOT NULL DEFAULT clock_timestamp()  -- when written, not when its transaction began
 );
 CREATE INDEX place_touch_changed ON place_touch (changed);
 CREATE INDEX place_touch_at ON place_touch (at);
 
-CREATE FUNCTION folla_touch_place() RETURNS trigger LANGUAGE plpgsql AS $$
+-- The message triggers of 0011 fire on exactly these changes (added, deleted, hidden or
+-- shown): their function now also touches the place, so one trigger per change does both.
+CREATE OR REPLACE FUNCTION folla_notify_messages() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+    PERFORM pg_notify('folla_messages', '');
     INSERT INTO place_touch (place_id) VALUES (CASE WHEN TG_OP = 'DELETE' THEN OLD.place_id ELSE NEW.place_id END);
     RETURN NULL;
 END $$;
 
-CREATE TRIGGER message_touches_place AFTER INSERT OR DELETE ON message
-FOR EACH ROW EXECUTE FUNCTION folla_touch_place();
-CREATE TRIGGER message_visibility_touches_place AFTER UPDATE OF hidden ON message
-FOR EACH ROW WHEN (OLD.hidden IS DISTINCT FROM NEW.hidden) EXECUTE FUNCTION folla_touch_place();
+CREATE FUNCTION folla_place_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO place_touch (place_id) VALUES (OLD.id);
+    RETURN NULL;
+END $$;
+
+CREATE TRIGGER place_deleted AFTER DELETE ON place
+FOR EACH ROW EXECUTE FUNCTION folla_place_deleted();
