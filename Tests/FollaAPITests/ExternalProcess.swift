@@ -1,3 +1,4 @@
+import FollaTestSupport
 import Foundation
 
 /// Runs an external program (curl, python3, the folla binary) from a test and collects its
@@ -18,7 +19,7 @@ enum ExternalProcess {
         p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = arguments
         if let environment { p.environment = environment }
-        let out = Pipe(), err = Pipe()
+        let out = Pipe.closedOnExec(), err = Pipe.closedOnExec()
         p.standardOutput = out
         p.standardError = err
         try p.run()

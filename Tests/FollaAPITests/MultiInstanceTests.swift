@@ -239,7 +239,7 @@ final class EventStreamReader: @unchecked Sendable {
     init(url: String) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         process.arguments = ["-sN", "-m", "60", url]
-        let out = Pipe()
+        let out = Pipe.closedOnExec()
         process.standardOutput = out
         try process.run()
         let handle = out.fileHandleForReading

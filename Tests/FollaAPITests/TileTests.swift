@@ -85,7 +85,7 @@ import Testing
         let p = Process()
         p.executableURL = root.appendingPathComponent(".venv/bin/python")
         p.arguments = arguments
-        let pipe = Pipe()
+        let pipe = Pipe.closedOnExec()
         p.standardOutput = pipe
         p.standardError = pipe
         try p.run()

@@ -210,7 +210,7 @@ func runPgDump(pg: EmbeddedPostgres, database: String) throws -> String {
         p.executableURL = URL(fileURLWithPath: bin)
         p.arguments = args
     }
-    let out = Pipe()
+    let out = Pipe.closedOnExec()
     p.standardOutput = out
     try p.run()
     let data = out.fileHandleForReading.readDataToEndOfFile()
