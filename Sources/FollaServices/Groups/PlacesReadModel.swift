@@ -83,14 +83,16 @@ final class PlacesReadModel: Sendable {
 
     /// Every live place whose anchor lies in the latitude-longitude box around `centre` that
     /// holds the circle of `radius` metres (a superset: the assembler keeps what lies within
-    /// the radius), with the newest messages of those that have any; nil when the box
-    /// crosses a pole or the antimeridian (the caller reads the database then).
+    /// the radius), with the newest messages of those that have any; nil when the box comes
+    /// within a degree of a pole or crosses the antimeridian, or when the model cannot be
+    /// refreshed (the caller reads the database then).
     func read(around centre: Coordinate, radius: Double) async throws -> NearbyPlaces.Snapshot? {
         let metresPerDegree = 111_320.0
         let dLat = radius / metresPerDegree + Self.cellDegrees
-        let dLon = radius / (metresPerDegree * max(0.01, cos(min(89.9, abs(centre.latitude) + dLat) * .pi / 180))) + Self.cellDegrees
-        // Near a pole the longitude scale above is unreliable: the database answers there.
-        guard abs(centre.latitude) + dLat < 89, abs(centre.longitude) + dLon < 180 else { return nil }
+        // Near a pole the longitude scale below is unreliable.
+        guard abs(centre.latitude) + dLat < 89 else { return nil }
+        let dLon = radius / (metresPerDegree * cos((abs(centre.latitude) + dLat) * .pi / 180)) + Self.cellDegrees
+        guard abs(centre.longitude) + dLon < 180 else { return nil }
         do {
             try await fresh()
         } catch {
@@ -161,9 +163,10 @@ final class PlacesReadModel: Sendable {
     /// long gap) and applies it.
     private func pull() async throws {
         let started = ContinuousClock.now
-        let (horizon, readAt) = state.withLock { ($0.horizon, $0.readAt) }
-        let full = horizon == nil || readAt.map { started - $0 > PlaceChanges.reloadAfter } ?? true
-        let delta = try await changes.read(since: full ? nil : horizon, messagesPerPlace: GroupQuery.messagesRange.upperBound)
+        // From the last horizon, unless there is none yet or it is too old to trust.
+        let since = state.withLock { s in s.readAt.flatMap { started - $0 > PlaceChanges.reloadAfter ? nil : s.horizon } }
+        let full = since == nil
+        let delta = try await changes.read(since: since, messagesPerPlace: GroupQuery.messagesRange.upperBound)
         let count = state.withLock { s in
             if full { s = State() }
             for id in delta.gone { s.remove(id) }

@@ -8,7 +8,7 @@ public struct PlaceChanges: Sendable {
     public struct Delta: Sendable {
         /// Places with established people in them, as readers see them (with message counts).
         public var live: [LivePlace]
-        /// Places that changed and no longer show (emptied, or no one established left).
+        /// Places that changed and no longer show (emptied, no one established left, or deleted).
         public var gone: [Int64]
         /// The newest visible messages (up to `messagesPerPlace`) of the live places that
         /// have any, read on the same server right after the places.
