@@ -20,8 +20,16 @@ public struct GroupAssembler {
 
     /// - Parameter places: live places from the store, before the policy.
     public func assemble(_ places: [LivePlace]) throws(GeoError) -> [Group] {
-        let visible = privacy.publish(places).filter {
-            Geodesic.wgs84.distance(from: query.centre, to: $0.position) <= query.radius
+        // The disc skips Karney's inverse for what is clearly out of range; the lines of
+        // what is in range are kept, a single place's group reuses its own.
+        let disc = GeodesicDisc(centre: query.centre, radius: query.radius)
+        var visible: [PublishedPlace] = []
+        var lines: [GeodesicLine] = []
+        for entry in privacy.publish(places) where disc.mayContain(entry.position) {
+            let line = Geodesic.wgs84.inverse(from: query.centre, to: entry.position)
+            guard line.distance <= query.radius else { continue }
+            visible.append(entry)
+            lines.append(line)
         }
         guard !visible.isEmpty else { return [] }
         let members: [[Int]]
@@ -44,7 +52,7 @@ public struct GroupAssembler {
             let parts = cluster.map { visible[$0] }
             let people = parts.reduce(0) { $0 + $1.people }
             guard query.admits(people: people) else { continue }
-            groups.append(try group(of: parts, people: people, plane: plane))
+            groups.append(try group(of: parts, people: people, plane: plane, line: parts.count == 1 ? lines[cluster[0]] : nil))
             memberIndices.append(cluster)
         }
         // Order plain keys rather than the groups: reading `groups[i]` inside the comparator
@@ -70,7 +78,9 @@ public struct GroupAssembler {
         return answer
     }
 
-    private func group(of parts: [PublishedPlace], people: Int, plane: LocalProjection?) throws(GeoError) -> Group {
+    /// - Parameter line: from the centre to the only part, when there is one (already measured).
+    private func group(of parts: [PublishedPlace], people: Int, plane: LocalProjection?, line known: GeodesicLine?
+    ) throws(GeoError) -> Group {
         var position = parts[0].position
         if parts.count > 1 {
             let centroidPlane: LocalProjection
@@ -80,7 +90,7 @@ public struct GroupAssembler {
         // A single cell, or a cluster still smaller than k, shows only a cell.
         let coarsened = parts.count == 1 ? parts[0].isCell : privacy.isSmall(people: people)
         if coarsened && parts.count > 1 { position = privacy.coarsen(position) }
-        let line = Geodesic.wgs84.inverse(from: query.centre, to: position)
+        let line = known ?? Geodesic.wgs84.inverse(from: query.centre, to: position)
         let ids = parts.compactMap(\.id).sorted()
         return Group(
             id: coarsened ? nil : ids.first, position: position, isCoarsened: coarsened, distance: line.distance,

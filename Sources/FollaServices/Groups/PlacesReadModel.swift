@@ -1,4 +1,5 @@
 import FollaCore
+import FollaGeo
 import FollaStore
 import Foundation
 import Logging
@@ -81,9 +82,8 @@ final class PlacesReadModel: Sendable {
         self.period = period
     }
 
-    /// Every live place whose anchor lies in the latitude-longitude box around `centre` that
-    /// holds the circle of `radius` metres (a superset: the assembler keeps what lies within
-    /// the radius), with the newest messages of those that have any; nil when the box comes
+    /// Every live place whose anchor lies within `radius` metres of `centre`, and possibly a
+    /// few more (a `GeodesicDisc`: the assembler keeps what lies within the radius), with the newest messages of those that have any; nil when the box comes
     /// within a degree of a pole or crosses the antimeridian, or when the model cannot be
     /// refreshed (the caller reads the database then).
     func read(around centre: Coordinate, radius: Double) async throws -> NearbyPlaces.Snapshot? {
@@ -103,10 +103,14 @@ final class PlacesReadModel: Sendable {
         let low = Cell(Coordinate(latitude: centre.latitude - dLat, longitude: centre.longitude - dLon))
         let high = Cell(Coordinate(latitude: centre.latitude + dLat, longitude: centre.longitude + dLon))
         let cellCount = (Int(high.row) - Int(low.row) + 1) * (Int(high.column) - Int(low.column) + 1)
+        let disc = GeodesicDisc(centre: centre, radius: radius)
         return state.withLock { s in
             var places: [LivePlace] = []
             var messages: [Int64: [Message]] = [:]
             func take(_ p: LivePlace) {
+                // The cells' box is several times the circle's area; what is clearly
+                // outside is not handed on (every later step costs per place).
+                guard disc.mayContain(p.anchor) else { return }
                 places.append(p)
                 if let m = s.messages[p.id] { messages[p.id] = m }
             }

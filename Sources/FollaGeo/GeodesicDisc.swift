@@ -1,0 +1,60 @@
+import Foundation
+
+/// A cheap, conservative test of "within `radius` metres of `centre`": it never says no to a
+/// point whose geodesic distance is within the radius, and says yes to few others.
+///
+/// Why: a groups answer looked at every place in a box of grid cells several times the
+/// area of its circle, and measured each with Karney's inverse (about 0.6 µs); in a dense
+/// evening that was a quarter of the server's CPU. This disc rejects most of them with a
+/// few multiplications, and only what it keeps is measured exactly.
+///
+/// How: a local plane with the ellipsoid's meridional and prime-vertical scales at the
+/// centre's latitude. Within `maximumRadius` and `maximumLatitude` its distance is off by
+/// less than 2 % (the scale change across the disc, Δφ·tan φ, is at most 0.0032 × 5.7), so
+/// the disc is widened by `tolerance` and 1 m. Outside that domain it keeps everything.
+/// (Written here because PROJ and GEOS have no bound, only exact measures.)
+public struct GeodesicDisc: Sendable {
+    /// The widest radius the plane serves, metres; larger discs keep every point.
+    public static let maximumRadius = 20_000.0
+    /// The highest latitude (either hemisphere) the plane serves; nearer a pole, every point is kept.
+    public static let maximumLatitude = 80.0
+    /// Relative widening of the disc, well above the plane's worst error in its domain.
+    public static let tolerance = 0.05
+
+    public let centre: Coordinate
+    public let radius: Double
+    /// Metres per degree of latitude and of longitude at the centre; nil outside the domain.
+    private let scale: (north: Double, east: Double)?
+    private let limitSquared: Double
+
+    /// - Parameters:
+    ///   - centre: the disc's centre.
+    ///   - radius: geodesic metres.
+    public init(centre: Coordinate, radius: Double) {
+        self.centre = centre
+        self.radius = radius
+        let limit = radius * (1 + Self.tolerance) + 1
+        limitSquared = limit * limit
+        guard radius <= Self.maximumRadius, abs(centre.latitude) <= Self.maximumLatitude else {
+            scale = nil
+            return
+        }
+        let a = Geodesic.wgs84SemiMajorAxis, f = Geodesic.wgs84Flattening
+        let e2 = f * (2 - f)
+        let phi = centre.latitude * .pi / 180
+        let w = 1 - e2 * sin(phi) * sin(phi)
+        let meridional = a * (1 - e2) / (w * w.squareRoot())
+        let primeVertical = a / w.squareRoot()
+        scale = (meridional * .pi / 180, primeVertical * cos(phi) * .pi / 180)
+    }
+
+    /// False only for points certainly farther than `radius` from the centre.
+    public func mayContain(_ c: Coordinate) -> Bool {
+        guard let scale else { return true }
+        var dLon = c.longitude - centre.longitude
+        if dLon > 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 }
+        let north = (c.latitude - centre.latitude) * scale.north
+        let east = dLon * scale.east
+        return north * north + east * east <= limitSquared
+    }
+}

@@ -1,0 +1,49 @@
+import FollaGeo
+import PropertyBased
+import Testing
+
+@Suite struct GeodesicDiscTests {
+    let geodesic = Geodesic.wgs84
+
+    /// The disc's one promise: a point within the radius is never left out, anywhere on the
+    /// globe (inside the plane's domain and out of it), at any bearing, up to the radius itself.
+    @Test func neverLeavesOutAPointWithinTheRadius() async {
+        await propertyCheck(
+            count: 2_000,
+            input: Gen.double(in: -89.9...89.9), Gen.double(in: -180...180), Gen.double(in: 0..<360),
+            Gen.double(in: 15...50_000), Gen.double(in: 0...1)
+        ) { lat, lon, bearing, radius, fraction in
+            let centre = Coordinate(latitude: lat, longitude: lon)
+            let point = geodesic.destination(from: centre, bearing: bearing, distance: radius * fraction)
+            let disc = GeodesicDisc(centre: centre, radius: radius)
+            #expect(disc.mayContain(point), "\(point) at \(radius * fraction) m from \(centre), radius \(radius)")
+        }
+    }
+
+    /// The worst corner of the plane's domain, exactly on the radius, on every bearing.
+    @Test func holdsAtTheEdgeOfItsDomain() {
+        for lat in [GeodesicDisc.maximumLatitude, -GeodesicDisc.maximumLatitude, 0, 45] {
+            for lon in [179.99, -179.99, 0] {
+                let centre = Coordinate(latitude: lat, longitude: lon)
+                let disc = GeodesicDisc(centre: centre, radius: GeodesicDisc.maximumRadius)
+                for bearing in stride(from: 0.0, to: 360, by: 5) {
+                    let point = geodesic.destination(from: centre, bearing: bearing, distance: GeodesicDisc.maximumRadius)
+                    #expect(disc.mayContain(point), "bearing \(bearing) from \(centre)")
+                }
+            }
+        }
+    }
+
+    /// It is worth having: within its domain it rejects what lies clearly outside.
+    @Test func rejectsWhatIsClearlyOutside() async {
+        await propertyCheck(
+            count: 500,
+            input: Gen.double(in: -80...80), Gen.double(in: -180...180), Gen.double(in: 0..<360),
+            Gen.double(in: 15...20_000)
+        ) { lat, lon, bearing, radius in
+            let centre = Coordinate(latitude: lat, longitude: lon)
+            let point = geodesic.destination(from: centre, bearing: bearing, distance: radius * 1.1 + 2)
+            #expect(!GeodesicDisc(centre: centre, radius: radius).mayContain(point))
+        }
+    }
+}
