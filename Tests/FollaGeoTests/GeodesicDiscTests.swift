@@ -47,3 +47,35 @@ import Testing
         }
     }
 }
+
+extension GeodesicDiscTests {
+    /// The bounds hold the exact distance of every point the disc holds, on both sides:
+    /// the assembler answers "inside" and orders groups from them without Karney's inverse.
+    @Test func boundsHoldTheExactDistance() async {
+        await propertyCheck(
+            count: 2_000,
+            input: Gen.double(in: -80...80), Gen.double(in: -180...180), Gen.double(in: 0..<360),
+            Gen.double(in: 15...20_000), Gen.double(in: 0...1.2)
+        ) { lat, lon, bearing, radius, fraction in
+            let centre = Coordinate(latitude: lat, longitude: lon)
+            let point = geodesic.destination(from: centre, bearing: bearing, distance: radius * fraction)
+            let exact = geodesic.distance(from: centre, to: point)
+            if let bounds = GeodesicDisc(centre: centre, radius: radius).distanceBounds(to: point) {
+                #expect(bounds.contains(exact), "\(exact) m not in \(bounds)")
+            }
+        }
+        // The domain's corners, at the disc's widest reach.
+        for lat in [GeodesicDisc.maximumLatitude, -GeodesicDisc.maximumLatitude] {
+            let centre = Coordinate(latitude: lat, longitude: 179.99)
+            let disc = GeodesicDisc(centre: centre, radius: GeodesicDisc.maximumRadius)
+            for bearing in stride(from: 0.0, to: 360, by: 5) {
+                for distance in [GeodesicDisc.maximumRadius, GeodesicDisc.maximumRadius * 1.05] {
+                    let point = geodesic.destination(from: centre, bearing: bearing, distance: distance)
+                    if let bounds = disc.distanceBounds(to: point) {
+                        #expect(bounds.contains(geodesic.distance(from: centre, to: point)), "bearing \(bearing)")
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import FollaCore
+import FollaGeo
+import FollaServices
+import Foundation
+import Testing
+
+/// The assembler measures distances only where its disc's bounds cannot decide; its answers
+/// must be exactly those of measuring everything (which this reference does, independently).
+@Suite struct GroupAssemblerTests {
+    let policy = PrivacyPolicy(k: 3, noiseKey: 7)
+
+    /// Random places around a centre: dense enough that fine-grid positions coincide (ties
+    /// broken by id), some small groups that become cells, some on the radius's edge.
+    func places(around centre: Coordinate, count: Int, spread: Double, seed: UInt64) -> [LivePlace] {
+        var random = SeededRandom(seed: seed)
+        return (0..<count).map { i in
+            let at = Geodesic.wgs84.destination(from: centre, bearing: random.unit() * 360, distance: random.unit() * spread)
+            let people = 1 + Int(random.unit() * 8)
+            return LivePlace(id: Int64(i + 1), anchor: at,
+                             stats: PlaceStats(people: people, reporters: 0, ageSum: 0, male: 0, female: 0),
+                             lastActivity: Date(timeIntervalSince1970: 1_800_000_000), messageCount: 0)
+        }
+    }
+
+    /// Every published place within the radius, measured, in the order asked, first `limit`.
+    func reference(_ query: GroupQuery, _ places: [LivePlace]) -> [(id: Int64?, distance: Double, bearing: Double, people: Int)] {
+        let rows = policy.publish(places).compactMap { p -> (id: Int64?, distance: Double, bearing: Double, people: Int)? in
+            let line = Geodesic.wgs84.inverse(from: query.centre, to: p.position)
+            guard line.distance <= query.radius, query.admits(people: p.people) else { return nil }
+            return (p.id, line.distance, line.initialBearing, p.people)
+        }
+        let sorted = rows.sorted { a, b in
+            let ai = a.id ?? .max, bi = b.id ?? .max
+            switch query.sort {
+            case .distance: return (a.distance, ai) < (b.distance, bi)
+            case .people: return (b.people, a.distance, ai) < (a.people, b.distance, bi)
+            }
+        }
+        return Array(sorted.prefix(query.limit))
+    }
+
+    @Test(arguments: [GroupQuery.Sort.distance, .people])
+    func answersAsIfEveryDistanceWereMeasured(sort: GroupQuery.Sort) throws {
+        for seed in UInt64(1)...20 {
+            let centre = Coordinate(latitude: 44.4938 + Double(seed) * 0.001, longitude: 11.343)
+            var query = GroupQuery(centre: centre)
+            query.radius = 300
+            query.limit = [1, 7, 40][Int(seed % 3)]
+            query.sort = sort
+            let all = places(around: centre, count: 400, spread: 360, seed: seed)
+            let got = try GroupAssembler(query: query, privacy: policy).assemble(all)
+            let want = reference(query, all)
+            #expect(got.count == want.count, "seed \(seed)")
+            for (g, w) in zip(got, want) {
+                #expect(g.id == w.id && g.people == w.people, "seed \(seed): \(String(describing: g.id)) vs \(String(describing: w.id))")
+                #expect(g.distance == w.distance && g.bearing == w.bearing, "seed \(seed): id \(String(describing: g.id))")
+            }
+        }
+    }
+
+    /// Near-ties the disc's plane cannot order: places all but equally far in every direction
+    /// (k = 1 keeps exact anchors), a tenth of a millimetre apart in distance, while the plane
+    /// errs by millimetres depending on the bearing. Only measuring the right candidates
+    /// orders them right.
+    @Test(arguments: [1, 5, 30])
+    func ordersNearTiesByTheirMeasuredDistance(limit: Int) throws {
+        let original = PrivacyPolicy(k: 1)
+        let centre = Coordinate(latitude: 60, longitude: 11.343)
+        var ring: [LivePlace] = []
+        for i in 0..<120 {
+            let bearing = Double(i * 97 % 120) * 3
+            let distance = 250 + Double(i) * 1e-4
+            let anchor = Geodesic.wgs84.destination(from: centre, bearing: bearing, distance: distance)
+            let stats = PlaceStats(people: 1, reporters: 0, ageSum: 0, male: 0, female: 0)
+            ring.append(LivePlace(id: Int64(i + 1), anchor: anchor, stats: stats,
+                                  lastActivity: Date(timeIntervalSince1970: 1_800_000_000), messageCount: 0))
+        }
+        var query = GroupQuery(centre: centre)
+        query.radius = 300
+        query.limit = limit
+        let got = try GroupAssembler(query: query, privacy: original).assemble(ring)
+        let ids: [Int64?] = got.map { $0.id }
+        #expect(ids == (1...Int64(limit)).map { Optional($0) })
+    }
+}
