@@ -45,7 +45,7 @@ import Testing
             let centre = Coordinate(latitude: 44.4938 + Double(seed) * 0.001, longitude: 11.343)
             var query = GroupQuery(centre: centre)
             query.radius = 300
-            query.limit = [1, 7, 40][Int(seed % 3)]
+            query.limit = [1, 7, 40, 1_000][Int(seed % 4)]
             query.sort = sort
             let all = places(around: centre, count: 400, spread: 360, seed: seed)
             let got = try GroupAssembler(query: query, privacy: policy).assemble(all)
@@ -81,5 +81,50 @@ import Testing
         let got = try GroupAssembler(query: query, privacy: original).assemble(ring)
         let ids: [Int64?] = got.map { $0.id }
         #expect(ids == (1...Int64(limit)).map { Optional($0) })
+    }
+
+    /// Clusters (several parts, no line measured by the filter; coarsened ones at their cell
+    /// centre, possibly beyond the disc) and hulls: the first L of an answer are the first L
+    /// of the whole answer, hulls included.
+    @Test func clusteredAnswersArePrefixesOfTheWholeAnswer() throws {
+        for seed in UInt64(1)...10 {
+            let centre = Coordinate(latitude: 44.4938, longitude: 11.343 + Double(seed) * 0.001)
+            let all = places(around: centre, count: 300, spread: 420, seed: seed)
+            var query = GroupQuery(centre: centre)
+            query.radius = 350
+            query.clusterEpsilon = 25
+            query.limit = 1_000
+            let whole = try GroupAssembler(query: query, privacy: policy).assemble(all)
+            #expect(whole.count > 12, "seed \(seed): \(whole.count) groups")
+            for limit in [0, 1, 5, 12] {
+                query.limit = limit
+                let first = try GroupAssembler(query: query, privacy: policy).assemble(all)
+                #expect(first == Array(whole.prefix(limit)), "seed \(seed), limit \(limit)")
+            }
+            // Each hull is its own group's: it surrounds the group's centroid.
+            for g in whole {
+                guard let hull = g.hull else { continue }
+                let lats = hull.map(\.latitude), lons = hull.map(\.longitude)
+                #expect((lats.min()! - 1e-9...lats.max()! + 1e-9).contains(g.position.latitude)
+                        && (lons.min()! - 1e-9...lons.max()! + 1e-9).contains(g.position.longitude),
+                        "seed \(seed): group \(String(describing: g.id))")
+            }
+        }
+    }
+
+    /// Beyond the plane's reach (a radius over 20 km) no group has bounds: every group is
+    /// measured, and the answer is the reference's.
+    @Test func groupsWithoutBoundsAreStillAnswered() throws {
+        let centre = Coordinate(latitude: 44.4938, longitude: 11.343)
+        let all = places(around: centre, count: 300, spread: 30_000, seed: 42)
+        var query = GroupQuery(centre: centre)
+        query.radius = 25_000
+        query.limit = 10
+        let got = try GroupAssembler(query: query, privacy: policy).assemble(all)
+        let want = reference(query, all)
+        #expect(got.count == 10)
+        let gotIDs: [Int64?] = got.map { $0.id }
+        let wantIDs: [Int64?] = want.map { $0.id }
+        #expect(gotIDs == wantIDs)
     }
 }

@@ -46,9 +46,7 @@ import Testing
             #expect(!GeodesicDisc(centre: centre, radius: radius).mayContain(point))
         }
     }
-}
 
-extension GeodesicDiscTests {
     /// The bounds hold the exact distance of every point the disc holds, on both sides:
     /// the assembler answers "inside" and orders groups from them without Karney's inverse.
     @Test func boundsHoldTheExactDistance() async {

@@ -73,7 +73,7 @@ public struct GroupAssembler {
             groupLines[i] = measured
             return measured
         }
-        let order = answerOrder(of: groups, line: line)
+        let order = answerOrder(of: groups, disc: disc, line: line)
         var answer = order.map { i in
             var g = groups[i]
             let l = line(i)
@@ -98,7 +98,11 @@ public struct GroupAssembler {
     /// whose distance's lower bound is at most the `limit`-th smallest upper bound (every other
     /// group is certainly farther than `limit` groups). Order plain keys rather than the
     /// groups: reading `groups[i]` inside the comparator copied a whole Group per comparison.
-    private func answerOrder(of groups: [Group], line: (Int) -> GeodesicLine) -> [Int] {
+    /// - Parameters:
+    ///   - disc: the query's disc, for the bounds.
+    ///   - line: the measured line from the centre to group `i` (measured once, on demand).
+    private func answerOrder(of groups: [Group], disc: GeodesicDisc, line: (Int) -> GeodesicLine) -> [Int] {
+        guard query.limit > 0 else { return [] }
         let id = { (i: Int) in groups[i].id ?? Int64.max }
         switch query.sort {
         case .people:
@@ -106,14 +110,14 @@ public struct GroupAssembler {
             return keys.sorted { ($1.people, $0.distance, $0.id) < ($0.people, $1.distance, $1.id) }
                 .prefix(query.limit).map(\.index)
         case .distance:
-            let disc = GeodesicDisc(centre: query.centre, radius: query.radius)
             var candidates = Array(groups.indices)
-            if groups.count > query.limit {
-                let bounds = groups.map { g in disc.distanceBounds(to: g.position) }
-                if !bounds.contains(where: { $0 == nil }) {
-                    let cut = bounds.map { $0!.upperBound }.sorted()[query.limit - 1]
-                    candidates = candidates.filter { bounds[$0]!.lowerBound <= cut }
-                }
+            let bounds = groups.map { g in disc.distanceBounds(to: g.position) }
+            let uppers = bounds.compactMap { $0?.upperBound }.sorted()
+            if uppers.count > query.limit {
+                // A group without bounds (a coarsened cluster's cell centre beyond the disc,
+                // a disc outside the plane's domain) stays a candidate.
+                let cut = uppers[query.limit - 1]
+                candidates = candidates.filter { bounds[$0].map { $0.lowerBound <= cut } ?? true }
             }
             let keys = candidates.map { i in (index: i, distance: line(i).distance, id: id(i)) }
             return keys.sorted { ($0.distance, $0.id) < ($1.distance, $1.id) }.prefix(query.limit).map(\.index)

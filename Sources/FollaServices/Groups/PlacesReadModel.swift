@@ -89,10 +89,11 @@ final class PlacesReadModel: Sendable {
         self.period = period
     }
 
-    /// Every live place whose anchor lies within `radius` metres of `centre`, and possibly a
-    /// few more (a `GeodesicDisc`: the assembler keeps what lies within the radius), with the newest messages of those that have any; nil when the box comes
-    /// within a degree of a pole or crosses the antimeridian, or when the model cannot be
-    /// refreshed (the caller reads the database then).
+    /// Every live place whose anchor lies within `radius` metres of `centre`, and those within
+    /// about 5 % more (what a `GeodesicDisc` cannot rule out; the assembler keeps what lies
+    /// within its radius), with the newest messages of those that have any; nil when the box
+    /// comes within a degree of a pole or crosses the antimeridian, or when the model cannot
+    /// be refreshed (the caller reads the database then).
     func read(around centre: Coordinate, radius: Double) async throws -> NearbyPlaces.Snapshot? {
         let metresPerDegree = 111_320.0
         let dLat = radius / metresPerDegree + Self.cellDegrees
