@@ -63,6 +63,28 @@ import Testing
         }
     }
 
+    /// The postmaster `pg_ctl` leaves running keeps none of our descriptors. It kept every one
+    /// without FD_CLOEXEC (NIO's sockets among them): an HTTP connection it held a copy of
+    /// did not close when we closed it, and its client waited until it timed out (the test
+    /// runs that stalled for minutes, browser and client tests out of time).
+    @Test func theServerInheritsNoneOfOurDescriptors() async throws {
+        let dir = freshDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var fds: [Int32] = [0, 0]
+        try #require(pipe(&fds) == 0)  // without FD_CLOEXEC, like a socket of NIO's
+        defer { close(fds[0]); close(fds[1]) }
+        let ours = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fds[1])")
+        try await withCluster(dir) { pg in
+            try pg.start()
+            let pid = try #require(pg.runningPID())
+            let held = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").compactMap {
+                try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")
+            }
+            #expect(!held.isEmpty)
+            #expect(!held.contains(ours), "the postmaster holds our \(ours)")
+        }
+    }
+
     @Test func stalePidFileIsRemovedAndALiveServerIsReported() async throws {
         let dir = freshDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

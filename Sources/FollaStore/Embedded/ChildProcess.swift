@@ -10,9 +10,15 @@ import Darwin
 /// Plain `posix_spawn` + `waitpid` rather than Foundation's `Process`: it needs no run
 /// loop, so it also works from an `atexit` handler while the process is shutting down
 /// (where `Process.waitUntilExit` was seen to hang), and the child gets exactly the file
-/// descriptors we give it.
+/// descriptors we give it: its standard ones, nothing else.
 enum ChildProcess {
     private static let spawnLock = NSLock()
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later; Debian 12 has
+    /// 2.36), looked up at run time: Swift's Glibc module does not export it.
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private static let addCloseFrom: AddCloseFrom? = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np")
+        .map { unsafeBitCast($0, to: AddCloseFrom.self) }
 
     struct Output {
         var status: Int32
@@ -41,6 +47,13 @@ enum ChildProcess {
         posix_spawn_file_actions_adddup2(&actions, writeEnd, 2)
         posix_spawn_file_actions_addclose(&actions, readEnd)
         posix_spawn_file_actions_addclose(&actions, writeEnd)
+        // Nothing else of ours crosses: `pg_ctl start` leaves a postmaster running for hours,
+        // and it kept every descriptor we had open without FD_CLOEXEC (NIO's sockets among
+        // them). An HTTP connection it held a copy of never closed when we closed it, so
+        // its client waited for the end of an answer until it timed out: in the test run,
+        // browsers and clients of in-process servers hung for minutes. A restart of the
+        // embedded PostgreSQL under a serving server did the same to live connections.
+        _ = Self.addCloseFrom?(&actions, 3)
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
