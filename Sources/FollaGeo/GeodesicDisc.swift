@@ -12,7 +12,8 @@ import Foundation
 /// How: a local plane with the ellipsoid's meridional and prime-vertical scales at the
 /// centre's latitude. Within `maximumRadius` and `maximumLatitude` its distance is off by
 /// less than 2 % (the scale change across the disc, Δφ·tan φ, is at most 0.0032 × 5.7), so
-/// the disc is widened by `tolerance` and 1 m, and the bounds are that much wide. Outside that domain it keeps everything.
+/// the disc is widened by `tolerance` and 1 m, and the bounds are that much wide. Outside
+/// that domain it keeps everything.
 /// (Written here because PROJ and GEOS have no bound, only exact measures.)
 public struct GeodesicDisc: Sendable {
     /// The widest radius the plane serves, metres; larger discs keep every point.
