@@ -117,7 +117,7 @@ struct FollaSimCommand: AsyncParsableCommand {
                 if let counted = summary.server?.totalRequests, counted < Double(summary.answered) { summary.verified = false }
                 summary.privacyCost = PrivacyCost.measure(groups: Array(groups.values.joined()), truth: runner.truth, at: elapsed)
                 if let server {
-                    let check = server.check()
+                    let check = await server.check()
                     summary.follaCheck = check.output
                     if !check.passed { summary.verified = false }
                 }
@@ -133,12 +133,12 @@ struct FollaSimCommand: AsyncParsableCommand {
             } else {
                 print(summary.table())
             }
-            server?.stop()
+            await server?.stop()
             try await http.shutdown()
             if verify && summary.verified != true { throw ExitCode(2) }
             if summary.unexpected > 0 { throw ExitCode(1) }
         } catch {
-            server?.stop()
+            await server?.stop()
             try? await http.shutdown()
             throw error
         }

@@ -19,7 +19,7 @@ struct Migrate: AsyncParsableCommand {
         } else {
             let pg = database.embedded(logger: logger)
             _ = try await EmbeddedDatabase.bootstrap(pg, migrator: migrator, logger: logger)
-            try pg.stop()
+            try await pg.stop()
             print("embedded database at \(pg.dataDirectory) is up to date")
         }
     }

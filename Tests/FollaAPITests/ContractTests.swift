@@ -1,3 +1,4 @@
+import FollaCore
 import Foundation
 import Testing
 
@@ -64,7 +65,7 @@ import Testing
                 "\(report.suffix(4000))")
     }
 
-    /// Runs schemathesis to its end (waiting on a Dispatch thread) and returns what it printed.
+    /// Runs schemathesis to its end (waiting on a thread of its own) and returns what it printed.
     static func run(_ process: Process) async throws -> String {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("folla-contract-\(UUID().uuidString).txt")
         FileManager.default.createFile(atPath: output.path, contents: nil)
@@ -73,9 +74,7 @@ import Testing
         process.standardOutput = handle
         process.standardError = handle
         try process.run()
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async { process.waitUntilExit(); c.resume() }
-        }
+        await DedicatedThread.run { process.waitUntilExit() }
         try handle.close()
         return (try? String(contentsOf: output, encoding: .utf8)) ?? ""
     }

@@ -1,4 +1,5 @@
 import FollaAPI
+import FollaTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting

@@ -243,15 +243,16 @@ final class EventStreamReader: @unchecked Sendable {
         process.standardOutput = out
         try process.run()
         let handle = out.fileHandleForReading
-        // A Dispatch thread, never Swift's cooperative pool (see ExternalProcess).
-        DispatchQueue.global().async { [weak self] in
+        // A thread of its own: neither a task's nor Dispatch's, which on Linux are the same
+        // pool of two (see DedicatedThread).
+        Thread { [weak self] in
             while true {
                 let data = handle.availableData
                 if data.isEmpty { return }
                 guard let self else { return }
                 self.lock.withLock { self.collected += String(decoding: data, as: UTF8.self) }
             }
-        }
+        }.start()
     }
 
     var text: String { lock.withLock { collected } }

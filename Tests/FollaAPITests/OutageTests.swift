@@ -48,61 +48,57 @@ import Testing
     @Test(arguments: [0.0, 30.0])
     func crashedDatabaseAnswers503QuicklyAndServiceResumes(outage: Double) async throws {
         let (pg, root) = Self.externalCluster()
-        defer {
-            try? pg.stop()
-            try? FileManager.default.removeItem(atPath: root)
-        }
-        try await ExternalProcess.offPool { try pg.start() }
-        try await Self.createDatabase(pg)
-        let server = try Self.serveExternal(pg)
-        let port = try await server.port()
-        #expect(try await Self.secondsUntilServed(within: 30) { try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz") } < 30)
-        #expect(try await Self.checkIn(port, 1).status == 200)
+        try await pg.whileAlive(removing: root) {
+            try await pg.start()
+            try await Self.createDatabase(pg)
+            let server = try Self.serveExternal(pg)
+            let port = try await server.port()
+            #expect(try await Self.secondsUntilServed(within: 30) { try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz") } < 30)
+            #expect(try await Self.checkIn(port, 1).status == 200)
 
-        kill(try #require(pg.runningPID()), SIGQUIT)
-        while pg.runningPID() != nil { try await Task.sleep(for: .milliseconds(20)) }
-        for n in 2...6 {
-            let answer = try await Self.checkIn(port, n)
-            #expect(answer.status == 503, "check-in \(n) during the outage: \(answer.status)")
-            #expect(answer.seconds <= 2, "check-in \(n) took \(answer.seconds) s")
-            #expect(answer.header("Retry-After") != nil, "\(answer.headers)")
-        }
-        let ready = try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz")
-        #expect(ready.status == 503 && ready.seconds <= 1, "readyz: \(ready.status) in \(ready.seconds) s")
-        let groups = try await CurlAnswer.fetch("http://127.0.0.1:\(port)/v1/groups?lat=44.4938&lon=11.343")
-        #expect(groups.status == 503 && groups.seconds <= 2)
+            kill(try #require(pg.runningPID()), SIGQUIT)
+            while pg.runningPID() != nil { try await Task.sleep(for: .milliseconds(20)) }
+            for n in 2...6 {
+                let answer = try await Self.checkIn(port, n)
+                #expect(answer.status == 503, "check-in \(n) during the outage: \(answer.status)")
+                #expect(answer.seconds <= 2, "check-in \(n) took \(answer.seconds) s")
+                #expect(answer.header("Retry-After") != nil, "\(answer.headers)")
+            }
+            let ready = try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz")
+            #expect(ready.status == 503 && ready.seconds <= 1, "readyz: \(ready.status) in \(ready.seconds) s")
+            let groups = try await CurlAnswer.fetch("http://127.0.0.1:\(port)/v1/groups?lat=44.4938&lon=11.343")
+            #expect(groups.status == 503 && groups.seconds <= 2)
 
-        try await Task.sleep(for: .seconds(outage))
-        try await ExternalProcess.offPool { try pg.start() }
-        let resumed = try await Self.secondsUntilServed(within: 30) { try await Self.checkIn(port, 7) }
-        #expect(resumed <= 5, "service resumed \(resumed) s after the database came back")
-        #expect(await server.stop() == 0)
-        #expect(!server.log.contains("unhandled error"), "\(server.log)")
+            try await Task.sleep(for: .seconds(outage))
+            try await pg.start()
+            let resumed = try await Self.secondsUntilServed(within: 30) { try await Self.checkIn(port, 7) }
+            #expect(resumed <= 5, "service resumed \(resumed) s after the database came back")
+            #expect(await server.stop() == 0)
+            #expect(!server.log.contains("unhandled error"), "\(server.log)")
+        }
     }
 
     @Test func startWithoutDatabaseBindsAndRetries() async throws {
         let (pg, root) = Self.externalCluster()
-        defer {
-            try? pg.stop()
-            try? FileManager.default.removeItem(atPath: root)
-        }
-        try FileManager.default.createDirectory(atPath: pg.dataDirectory, withIntermediateDirectories: true)
-        let server = try Self.serveExternal(pg)  // nothing listens on that socket yet
-        let port = try await server.port(within: 30)
-        #expect(try await CurlAnswer.fetch("http://127.0.0.1:\(port)/healthz").status == 200)
-        let ready = try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz")
-        #expect(ready.status == 503 && ready.seconds <= 1)
-        let refused = try await Self.checkIn(port, 1)
-        #expect(refused.status == 503 && refused.header("Retry-After") != nil && refused.seconds <= 2)
-        #expect(server.log.contains("warning") && server.log.contains("the database is unavailable"), "\(server.log)")
+        try await pg.whileAlive(removing: root) {
+            try FileManager.default.createDirectory(atPath: pg.dataDirectory, withIntermediateDirectories: true)
+            let server = try Self.serveExternal(pg)  // nothing listens on that socket yet
+            let port = try await server.port(within: 30)
+            #expect(try await CurlAnswer.fetch("http://127.0.0.1:\(port)/healthz").status == 200)
+            let ready = try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz")
+            #expect(ready.status == 503 && ready.seconds <= 1)
+            let refused = try await Self.checkIn(port, 1)
+            #expect(refused.status == 503 && refused.header("Retry-After") != nil && refused.seconds <= 2)
+            #expect(server.log.contains("warning") && server.log.contains("the database is unavailable"), "\(server.log)")
 
-        try await ExternalProcess.offPool { try pg.start() }
-        try await Self.createDatabase(pg)
-        // The monitor retries with backoff (at most 2 s apart), then applies the migrations.
-        let served = try await Self.secondsUntilServed(within: 30) { try await Self.checkIn(port, 2) }
-        #expect(served < 30, "\(server.log)")
-        #expect(try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz").status == 200)
-        #expect(await server.stop() == 0)
+            try await pg.start()
+            try await Self.createDatabase(pg)
+            // The monitor retries with backoff (at most 2 s apart), then applies the migrations.
+            let served = try await Self.secondsUntilServed(within: 30) { try await Self.checkIn(port, 2) }
+            #expect(served < 30, "\(server.log)")
+            #expect(try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz").status == 200)
+            #expect(await server.stop() == 0)
+        }
     }
 
     @Test func embeddedPostgresThatDiesIsRestarted() async throws {

@@ -1,3 +1,4 @@
+import FollaCore
 import FollaStore
 import FollaTestSupport
 import Foundation
@@ -33,62 +34,58 @@ import Testing
         var replicaConfig = primary.configuration
         replicaConfig.dataDirectory = root + "/replica"
         let replica = EmbeddedPostgres(configuration: replicaConfig, logger: TestCluster.logger)
-        defer {
-            // Stopped on a Dispatch thread (pg_ctl blocks), without waiting: the clusters are throwaway.
-            DispatchQueue.global().async {
-                try? replica.stop()
-                try? primary.stop()
-                try? FileManager.default.removeItem(atPath: root)
+        try await primary.whileAlive(removing: root) {
+            try await replica.whileAlive(removing: replica.dataDirectory) {
+                try await primary.start()
+                try await OutageTests.createDatabase(primary)
+                _ = try await DedicatedThread.run { try primary.makeReplica(at: replica.dataDirectory) }
+                try await replica.start()
+
+                let server = try ServerProcess([
+                    "--database-url", "postgres://postgres@localhost/folla?host=\(primary.dataDirectory)",
+                    "--read-database-url", "postgres://postgres@localhost/folla?host=\(replica.dataDirectory)",
+                    "--secret", Self.secret, "--min-group-size", "1", "--new-devices-per-network", "0", "--groups-cache-ms", "0",
+                ])
+                let port = try await server.port()
+                #expect(try await OutageTests.secondsUntilServed(within: 30) { try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz") } < 30)
+                // The server migrated the primary; the replica follows.
+                #expect(await MultiInstanceTests.secondsUntil(within: 10) { (try? await Self.replica(port)["state"] as? String) == "streaming" } < 10)
+
+                #expect(try await OutageTests.checkIn(port, 1).status == 200)
+                #expect(await MultiInstanceTests.secondsUntil(within: 10) { (try? await Self.people(port)) == 1 } < 10)
+
+                // Replay paused: a new check-in is on the primary only, and groups do not see it.
+                #expect(try await Self.sql(replica, "SELECT pg_wal_replay_pause()") == "")
+                #expect(try await OutageTests.checkIn(port, 2).status == 200)
+                try await Task.sleep(for: .milliseconds(500))
+                #expect(try await Self.people(port) == 1, "groups read the replica, whose replay is paused")
+                #expect(await MultiInstanceTests.secondsUntil(within: 5) { ((try? await Self.replica(port))?["lag_bytes"] as? Int ?? 0) > 0 } < 5)
+                // Past 2 s behind, the replica serves no reads: groups come from the primary.
+                #expect(await MultiInstanceTests.secondsUntil(within: 10) { (try? await Self.replica(port)["state"] as? String) == "lagging" } < 10)
+                #expect(try await Self.people(port) == 2, "a replica more than 2 s behind is not read")
+                #expect(try await Self.sql(replica, "SELECT pg_wal_replay_resume()") == "")
+                #expect(await MultiInstanceTests.secondsUntil(within: 10) { (try? await Self.replica(port)["state"] as? String) == "streaming" } < 10)
+                #expect(await MultiInstanceTests.secondsUntil(within: 10) { (try? await Self.people(port)) == 2 } < 10)
+
+                // The replica crashes: reads go on from the primary, the server stays ready.
+                let pid = try #require(replica.runningPID())
+                kill(pid, SIGKILL)
+                var statuses: [Int: Int] = [:]
+                var lastFailure = Date.distantPast
+                let start = Date()
+                while Date().timeIntervalSince(start) < 5 {
+                    let r = try await CurlAnswer.fetch("http://127.0.0.1:\(port)/v1/groups?lat=\(Self.spot.lat)&lon=\(Self.spot.lon)&radius=200")
+                    statuses[r.status, default: 0] += 1
+                    if r.status != 200 { lastFailure = Date() }
+                }
+                #expect(lastFailure.timeIntervalSince(start) < 3, "reads failed \(lastFailure.timeIntervalSince(start)) s after the replica died: \(statuses)")
+                #expect(try await OutageTests.checkIn(port, 3).status == 200)
+                #expect(try await Self.people(port) == 3, "fresh reads come from the primary")
+                let ready = try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz")
+                #expect(ready.status == 200)
+                #expect((ready.json["replica"] as? [String: Any])?["state"] as? String == "unavailable")
+                await server.stop()
             }
         }
-        try await ExternalProcess.offPool { try primary.start() }
-        try await OutageTests.createDatabase(primary)
-        _ = try await ExternalProcess.offPool { try primary.makeReplica(at: replica.dataDirectory) }
-        try await ExternalProcess.offPool { try replica.start() }
-
-        let server = try ServerProcess([
-            "--database-url", "postgres://postgres@localhost/folla?host=\(primary.dataDirectory)",
-            "--read-database-url", "postgres://postgres@localhost/folla?host=\(replica.dataDirectory)",
-            "--secret", Self.secret, "--min-group-size", "1", "--new-devices-per-network", "0", "--groups-cache-ms", "0",
-        ])
-        let port = try await server.port()
-        #expect(try await OutageTests.secondsUntilServed(within: 30) { try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz") } < 30)
-        // The server migrated the primary; the replica follows.
-        #expect(await MultiInstanceTests.secondsUntil(within: 10) { (try? await Self.replica(port)["state"] as? String) == "streaming" } < 10)
-
-        #expect(try await OutageTests.checkIn(port, 1).status == 200)
-        #expect(await MultiInstanceTests.secondsUntil(within: 10) { (try? await Self.people(port)) == 1 } < 10)
-
-        // Replay paused: a new check-in is on the primary only, and groups do not see it.
-        #expect(try await Self.sql(replica, "SELECT pg_wal_replay_pause()") == "")
-        #expect(try await OutageTests.checkIn(port, 2).status == 200)
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(try await Self.people(port) == 1, "groups read the replica, whose replay is paused")
-        #expect(await MultiInstanceTests.secondsUntil(within: 5) { ((try? await Self.replica(port))?["lag_bytes"] as? Int ?? 0) > 0 } < 5)
-        // Past 2 s behind, the replica serves no reads: groups come from the primary.
-        #expect(await MultiInstanceTests.secondsUntil(within: 10) { (try? await Self.replica(port)["state"] as? String) == "lagging" } < 10)
-        #expect(try await Self.people(port) == 2, "a replica more than 2 s behind is not read")
-        #expect(try await Self.sql(replica, "SELECT pg_wal_replay_resume()") == "")
-        #expect(await MultiInstanceTests.secondsUntil(within: 10) { (try? await Self.replica(port)["state"] as? String) == "streaming" } < 10)
-        #expect(await MultiInstanceTests.secondsUntil(within: 10) { (try? await Self.people(port)) == 2 } < 10)
-
-        // The replica crashes: reads go on from the primary, the server stays ready.
-        let pid = try #require(replica.runningPID())
-        kill(pid, SIGKILL)
-        var statuses: [Int: Int] = [:]
-        var lastFailure = Date.distantPast
-        let start = Date()
-        while Date().timeIntervalSince(start) < 5 {
-            let r = try await CurlAnswer.fetch("http://127.0.0.1:\(port)/v1/groups?lat=\(Self.spot.lat)&lon=\(Self.spot.lon)&radius=200")
-            statuses[r.status, default: 0] += 1
-            if r.status != 200 { lastFailure = Date() }
-        }
-        #expect(lastFailure.timeIntervalSince(start) < 3, "reads failed \(lastFailure.timeIntervalSince(start)) s after the replica died: \(statuses)")
-        #expect(try await OutageTests.checkIn(port, 3).status == 200)
-        #expect(try await Self.people(port) == 3, "fresh reads come from the primary")
-        let ready = try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz")
-        #expect(ready.status == 200)
-        #expect((ready.json["replica"] as? [String: Any])?["state"] as? String == "unavailable")
-        await server.stop()
     }
 }

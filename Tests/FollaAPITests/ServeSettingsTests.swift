@@ -1,3 +1,4 @@
+import FollaTestSupport
 import Foundation
 import Testing
 

@@ -1,3 +1,5 @@
+import FollaCore
+import FollaTestSupport
 import Foundation
 
 /// A `folla serve` of the debug build, run as a real process (for what needs a real one:
@@ -39,20 +41,18 @@ final class ServerProcess: @unchecked Sendable {
         throw ServerProcessError(message: "the server did not bind:\n\(log)")
     }
 
-    /// SIGTERM, then waits (on a Dispatch thread) up to 30 s before SIGKILL. Returns the exit status.
+    /// SIGTERM, then waits (on a thread of its own) up to 30 s before SIGKILL. Returns the exit status.
     @discardableResult
     func stop() async -> Int32 {
         guard process.isRunning else { return process.terminationStatus }
         process.terminate()
         let process = self.process
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let end = Date().addingTimeInterval(30)
-                while process.isRunning && Date() < end { usleep(50_000) }
-                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-                process.waitUntilExit()
-                continuation.resume(returning: process.terminationStatus)
-            }
+        return await DedicatedThread.run {
+            let end = Date().addingTimeInterval(30)
+            while process.isRunning && Date() < end { usleep(50_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            return process.terminationStatus
         }
     }
 

@@ -49,7 +49,7 @@ import Testing
                 try Data(buffer: tile.body).write(to: tileFile)
                 try Data(buffer: answer.body).write(to: answerFile)
                 defer { try? FileManager.default.removeItem(at: tileFile); try? FileManager.default.removeItem(at: answerFile) }
-                let (status, output) = try Self.python([Self.root.appendingPathComponent("Tests/Map/tile_check.py").path,
+                let (status, output) = try await Self.python([Self.root.appendingPathComponent("Tests/Map/tile_check.py").path,
                                                         tileFile.path, answerFile.path, "\(z)", "\(x)", "\(y)"])
                 #expect(status == 0, "zoom \(z): \(output)")
                 #expect(output.contains("'venues'"), "\(output)")
@@ -81,17 +81,9 @@ import Testing
         }
     }
 
-    static func python(_ arguments: [String]) throws -> (Int32, String) {
-        let p = Process()
-        p.executableURL = root.appendingPathComponent(".venv/bin/python")
-        p.arguments = arguments
-        let pipe = Pipe.closedOnExec()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    static func python(_ arguments: [String]) async throws -> (Int32, String) {
+        let r = try await ExternalProcess.run(root.appendingPathComponent(".venv/bin/python").path, arguments)
+        return (r.status, r.output + r.errors)
     }
 }
 

@@ -191,7 +191,7 @@ import Testing
             let raw = "F00DFACE0123456789ABCDEF0123456789ABCDEF"
             _ = try await f.checkIn(raw, bologna, age: 33, sex: .male, message: "hello")
             let pg = try await TestCluster.postgres()
-            let dump = try runPgDump(pg: pg, database: f.location.databaseName)
+            let dump = try await runPgDump(pg: pg, database: f.location.databaseName)
             #expect(dump.contains("hello"))  // the dump is real and has our rows
             #expect(!dump.lowercased().contains(raw.lowercased()))
             #expect(!dump.lowercased().contains(String(raw.lowercased().prefix(16))))
@@ -199,21 +199,11 @@ import Testing
     }
 }
 
-func runPgDump(pg: EmbeddedPostgres, database: String) throws -> String {
-    let p = Process()
+func runPgDump(pg: EmbeddedPostgres, database: String) async throws -> String {
     let bin = pg.configuration.binDirectory + "/pg_dump"
     let args = ["-h", pg.dataDirectory, "-U", EmbeddedPostgres.superuser, "--data-only", "--inserts", database]
-    if geteuid() == 0 {
-        p.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-        p.arguments = ["-u", pg.configuration.systemUser, "--", bin] + args
-    } else {
-        p.executableURL = URL(fileURLWithPath: bin)
-        p.arguments = args
-    }
-    let out = Pipe.closedOnExec()
-    p.standardOutput = out
-    try p.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
+    let r = geteuid() == 0
+        ? try await ExternalProcess.run("/usr/sbin/runuser", ["-u", pg.configuration.systemUser, "--", bin] + args)
+        : try await ExternalProcess.run(bin, args)
+    return r.output
 }

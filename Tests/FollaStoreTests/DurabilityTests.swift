@@ -16,64 +16,62 @@ import Testing
     @Test func acknowledgedCheckInsSurviveACrash() async throws {
         let root = NSTemporaryDirectory() + "folla-crash-\(UUID().uuidString)"
         let pg = EmbeddedPostgres(configuration: .init(dataDirectory: root + "/pg"), logger: TestCluster.logger)
-        defer {
-            try? pg.stop()
-            try? FileManager.default.removeItem(atPath: root)
-        }
-        let location = try await EmbeddedDatabase.bootstrap(pg, migrator: try Migrator.bundled(), logger: TestCluster.logger)
-        let keyer = try DeviceKeyer(secret: "crash-test-secret-0123456789")
-        let acknowledged = Acknowledged()
-        let stop = StopFlag()
-        var config = try location.configuration()
-        config.options.maximumConnections = 16
-        try await PostgresClient.with(config, logger: TestCluster.logger) { client in
-            let store = PresenceStore(pool: DatabasePool(client), keyer: keyer, logger: TestCluster.logger)
-            // Writers are left running on their own: after the crash some may wait on the pool
-            // for good (outages are another issue's business); only the answers they got count.
-            var writers: [Task<Void, Never>] = []
-            for worker in 0..<16 {
-                writers.append(Task {
-                    var n = 0
-                    while !stop.isSet {
-                        guard let id = try? DeviceID(String(format: "%08x%032x", worker, n)) else { return }
-                        n += 1
-                        let spot = Coordinate(latitude: 44.49 + Double(worker) * 0.001, longitude: 11.34 + Double(n % 50) * 0.0002)
-                        do {
-                            _ = try await store.checkIn(CheckInRequest(device: id, position: spot), at: Date())
-                            acknowledged.add(id)
-                        } catch {
-                            try? await Task.sleep(for: .milliseconds(20))  // the database is down: try again
+        try await pg.whileAlive(removing: root) {
+            let location = try await EmbeddedDatabase.bootstrap(pg, migrator: try Migrator.bundled(), logger: TestCluster.logger)
+            let keyer = try DeviceKeyer(secret: "crash-test-secret-0123456789")
+            let acknowledged = Acknowledged()
+            let stop = StopFlag()
+            var config = try location.configuration()
+            config.options.maximumConnections = 16
+            try await PostgresClient.with(config, logger: TestCluster.logger) { client in
+                let store = PresenceStore(pool: DatabasePool(client), keyer: keyer, logger: TestCluster.logger)
+                // Writers are left running on their own: after the crash some may wait on the pool
+                // for good (outages are another issue's business); only the answers they got count.
+                var writers: [Task<Void, Never>] = []
+                for worker in 0..<16 {
+                    writers.append(Task {
+                        var n = 0
+                        while !stop.isSet {
+                            guard let id = try? DeviceID(String(format: "%08x%032x", worker, n)) else { return }
+                            n += 1
+                            let spot = Coordinate(latitude: 44.49 + Double(worker) * 0.001, longitude: 11.34 + Double(n % 50) * 0.0002)
+                            do {
+                                _ = try await store.checkIn(CheckInRequest(device: id, position: spot), at: Date())
+                                acknowledged.add(id)
+                            } catch {
+                                try? await Task.sleep(for: .milliseconds(20))  // the database is down: try again
+                            }
                         }
-                    }
-                })
+                    })
+                }
+                // At least 1.5 s of writes, and enough of them to mean something (a loaded CI box
+                // acknowledges fewer per second), before the crash.
+                let patience = ContinuousClock.now + .seconds(20)
+                try await Task.sleep(for: .milliseconds(1500))
+                while acknowledged.all.count < 200 && ContinuousClock.now < patience { try await Task.sleep(for: .milliseconds(100)) }
+                let pid = try #require(pg.runningPID())
+                kill(pid, SIGQUIT)  // what `pg_ctl stop -m immediate` sends: a crash, as far as data goes
+                while pg.runningPID() != nil { try await Task.sleep(for: .milliseconds(20)) }
+                try await pg.start()
+                try await Task.sleep(for: .milliseconds(1000))
+                stop.set()
+                writers.forEach { $0.cancel() }
             }
-            // At least 1.5 s of writes, and enough of them to mean something (a loaded CI box
-            // acknowledges fewer per second), before the crash.
-            let patience = ContinuousClock.now + .seconds(20)
-            try await Task.sleep(for: .milliseconds(1500))
-            while acknowledged.all.count < 200 && ContinuousClock.now < patience { try await Task.sleep(for: .milliseconds(100)) }
-            let pid = try #require(pg.runningPID())
-            kill(pid, SIGQUIT)  // what `pg_ctl stop -m immediate` sends: a crash, as far as data goes
-            while pg.runningPID() != nil { try await Task.sleep(for: .milliseconds(20)) }
-            try pg.start()
-            try await Task.sleep(for: .milliseconds(1000))
-            stop.set()
-            writers.forEach { $0.cancel() }
-        }
-        let acked = acknowledged.all
-        #expect(acked.count > 100, "too few check-ins to mean anything")
-        try await PostgresClient.with(try location.configuration(), logger: TestCluster.logger) { client in
-            let keys = acked.map { keyer.key(for: $0) }.map { ByteBuffer(bytes: $0) }
-            var found = 0
-            for chunk in stride(from: 0, to: keys.count, by: 500) {
-                let part = Array(keys[chunk..<min(chunk + 500, keys.count)])
-                let rows = try await client.query("SELECT count(*)::int FROM device WHERE device_key = ANY(\(part)::bytea[])",
-                                                  logger: TestCluster.logger).collect()
-                found += try rows[0].decode(Int.self)
+            let acked = acknowledged.all
+            #expect(acked.count > 100, "too few check-ins to mean anything")
+            try await PostgresClient.with(try location.configuration(), logger: TestCluster.logger) { client in
+                let keys = acked.map { keyer.key(for: $0) }.map { ByteBuffer(bytes: $0) }
+                var found = 0
+                for chunk in stride(from: 0, to: keys.count, by: 500) {
+                    let part = Array(keys[chunk..<min(chunk + 500, keys.count)])
+                    let rows = try await client.query("SELECT count(*)::int FROM device WHERE device_key = ANY(\(part)::bytea[])",
+                                                      logger: TestCluster.logger).collect()
+                    found += try rows[0].decode(Int.self)
+                }
+                #expect(found == acked.count, "\(acked.count - found) acknowledged check-ins lost in the crash")
+                let store = PresenceStore(pool: DatabasePool(client), keyer: keyer, logger: TestCluster.logger)
+                #expect(try await store.invariantViolations().isEmpty)
             }
-            #expect(found == acked.count, "\(acked.count - found) acknowledged check-ins lost in the crash")
-            let store = PresenceStore(pool: DatabasePool(client), keyer: keyer, logger: TestCluster.logger)
-            #expect(try await store.invariantViolations().isEmpty)
         }
     }
 }

@@ -17,13 +17,11 @@ import Testing
         var c = EmbeddedPostgres.Configuration(dataDirectory: dir + "/pg")
         c.durable = false
         let pg = EmbeddedPostgres(configuration: c, logger: logger)
-        defer { try? pg.stop() }
-        return try await body(pg)
+        return try await pg.whileAlive(removing: dir) { try await body(pg) }
     }
 
     @Test func freshDirectoryBootstrapsPostGISAndMigrations() async throws {
         let dir = freshDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
         try await withCluster(dir) { pg in
             #expect(!pg.isInitialized)
             let location = try await EmbeddedDatabase.bootstrap(pg, migrator: try Migrator.bundled(), logger: logger)
@@ -41,7 +39,6 @@ import Testing
 
     @Test func secondStartReusesTheClusterAndMigratesOnce() async throws {
         let dir = freshDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
         try await withCluster(dir) { pg in
             let migrator = try Migrator.bundled()
             let location = try await EmbeddedDatabase.bootstrap(pg, migrator: migrator, logger: logger)
@@ -49,7 +46,7 @@ import Testing
                 _ = try await client.query("CREATE TABLE keepsake (x int)", logger: logger)
                 _ = try await client.query("INSERT INTO keepsake VALUES (42)", logger: logger)
             }
-            try pg.stop()
+            try await pg.stop()
             #expect(pg.runningPID() == nil)
             _ = try await EmbeddedDatabase.bootstrap(pg, migrator: migrator, logger: logger)
             try await PostgresClient.with(try location.configuration(), logger: logger) { client in
@@ -65,17 +62,15 @@ import Testing
 
     /// The postmaster `pg_ctl` leaves running keeps none of our descriptors. It kept every one
     /// without FD_CLOEXEC (NIO's sockets among them): an HTTP connection it held a copy of
-    /// did not close when we closed it, and its client waited until it timed out (the test
-    /// runs that stalled for minutes, browser and client tests out of time).
+    /// did not close when we closed it, and its client waited until it timed out.
     @Test func theServerInheritsNoneOfOurDescriptors() async throws {
         let dir = freshDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
         var fds: [Int32] = [0, 0]
         try #require(pipe(&fds) == 0)  // without FD_CLOEXEC, like a socket of NIO's
         defer { close(fds[0]); close(fds[1]) }
         let ours = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fds[1])")
         try await withCluster(dir) { pg in
-            try pg.start()
+            try await pg.start()
             let pid = try #require(pg.runningPID())
             let held = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").compactMap {
                 try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")
@@ -87,19 +82,18 @@ import Testing
 
     @Test func stalePidFileIsRemovedAndALiveServerIsReported() async throws {
         let dir = freshDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
         try await withCluster(dir) { pg in
-            try pg.start()
-            try pg.stop()
+            try await pg.start()
+            try await pg.stop()
             // A crash leaves postmaster.pid behind with a pid that is no longer postgres.
             let pidFile = pg.dataDirectory + "/postmaster.pid"
             try "999999\n\(pg.dataDirectory)\n".write(toFile: pidFile, atomically: true, encoding: .utf8)
-            try pg.start()
+            try await pg.start()
             let live = try #require(pg.runningPID())
             // A second manager on the same directory must refuse clearly, not hang.
             let twin = EmbeddedPostgres(configuration: pg.configuration, logger: logger)
-            #expect(throws: EmbeddedPostgresError.alreadyRunning(pid: live, dataDirectory: pg.dataDirectory)) {
-                try twin.start()
+            await #expect(throws: EmbeddedPostgresError.alreadyRunning(pid: live, dataDirectory: pg.dataDirectory)) {
+                try await twin.start()
             }
         }
     }

@@ -1,4 +1,3 @@
-import Dispatch
 import FollaStore
 import Logging
 import ServiceLifecycle
@@ -25,7 +24,8 @@ public struct EmbeddedPostgresService: Service {
             guard !Task.isShuttingDownGracefully, !Task.isCancelled, postgres.runningPID() == nil else { continue }
             logger.error("the embedded PostgreSQL is not running; restarting it", metadata: ["dir": .string(postgres.dataDirectory)])
             do {
-                try await restart()
+                // Crash recovery included; on a thread of its own (the async overload).
+                try await postgres.start()
                 logger.notice("the embedded PostgreSQL was restarted")
             } catch {
                 // Backends of a killed server can hold its shared memory for a moment: try again.
@@ -33,26 +33,10 @@ public struct EmbeddedPostgresService: Service {
             }
         }
         do {
-            try postgres.stop()
+            try await postgres.stop()
         } catch {
             logger.error("stopping the embedded PostgreSQL failed", metadata: ["error": "\(error)"])
             throw error
-        }
-    }
-
-    /// `pg_ctl start -w` blocks until the server accepts connections (crash recovery
-    /// included): it runs on a Dispatch thread, not on one of the two cooperative threads.
-    private func restart() async throws {
-        let postgres = self.postgres
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            DispatchQueue.global().async {
-                do {
-                    try postgres.start()
-                    continuation.resume()
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
         }
     }
 }

@@ -65,8 +65,13 @@ public final class FollaServerProcess: @unchecked Sendable {
         }
     }
 
-    /// Runs `folla check` on the server's database; returns its output and whether it passed.
-    public func check() -> (passed: Bool, output: String) {
+    /// Runs `folla check` on the server's database (waiting on a thread of its own, see
+    /// `DedicatedThread`); returns its output and whether it passed.
+    public func check() async -> (passed: Bool, output: String) {
+        await DedicatedThread.run { self.checkBlocking() }
+    }
+
+    private func checkBlocking() -> (passed: Bool, output: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)
         p.arguments = ["check", "--data-dir", dataDir, "--log-level", "error"]
@@ -79,6 +84,13 @@ public final class FollaServerProcess: @unchecked Sendable {
         return (p.terminationStatus == 0, String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
+    /// Stops the server (SIGTERM) and waits, on a thread of its own, for it to exit.
+    public func stop() async {
+        await DedicatedThread.run { self.stop() as Void }
+    }
+
+    /// Stops the server (SIGTERM) and waits for it to exit, blocking the caller (for a
+    /// signal handler, which must not return before the server is gone).
     public func stop() {
         guard process.isRunning else { return }
         process.terminate()

@@ -50,8 +50,7 @@ enum ChildProcess {
         // Nothing else of ours crosses: `pg_ctl start` leaves a postmaster running for hours,
         // and it kept every descriptor we had open without FD_CLOEXEC (NIO's sockets among
         // them). An HTTP connection it held a copy of never closed when we closed it, so
-        // its client waited for the end of an answer until it timed out: in the test run,
-        // browsers and clients of in-process servers hung for minutes. A restart of the
+        // its client waited for the end of an answer until it timed out. A restart of the
         // embedded PostgreSQL under a serving server did the same to live connections.
         _ = Self.addCloseFrom?(&actions, 3)
 

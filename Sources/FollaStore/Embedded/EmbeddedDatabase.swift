@@ -11,7 +11,7 @@ public enum EmbeddedDatabase {
     public static func bootstrap(
         _ postgres: EmbeddedPostgres, database: String = databaseName, migrator: Migrator, logger: Logger
     ) async throws -> DatabaseLocation {
-        try postgres.start()
+        try await postgres.start()
         do {
             let admin = DatabaseLocation.socket(path: postgres.socketPath, user: EmbeddedPostgres.superuser, database: "postgres")
             try await createDatabaseIfMissing(database, at: admin, logger: logger)
@@ -21,7 +21,7 @@ public enum EmbeddedDatabase {
             }
             return location
         } catch {
-            try? postgres.stop()
+            try? await postgres.stop()
             throw error
         }
     }
