@@ -41,6 +41,9 @@ struct XMLWriter {
     }
 
     static func escape(_ s: String) -> String {
+        // Most values (numbers, ids, plain ASCII text) need nothing: returned as they are,
+        // without building a copy scalar by scalar (that copy was most of sendData.php's answer).
+        if s.utf8.allSatisfy(Self.isPlain) { return s }
         var out = ""
         out.reserveCapacity(s.utf8.count)
         for scalar in s.unicodeScalars {
@@ -57,5 +60,13 @@ struct XMLWriter {
             }
         }
         return out
+    }
+
+    /// Printable ASCII other than `&`, `<`, `>`, `"`, `'` (the bytes `escape` replaces).
+    private static func isPlain(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x26, 0x3C, 0x3E, 0x22, 0x27: false
+        default: byte >= 0x20 && byte < 0x7F
+        }
     }
 }
