@@ -24,8 +24,4 @@ request = function()
   return wrk.format("GET", string.format("/v1/groups?bbox=%.6f,%.6f,%.6f,%.6f&zoom=%d", lon - w / 2, lat - h / 2, lon + w / 2, lat + h / 2, z))
 end
 
-done = function(summary, latency, requests)
-  io.write(string.format("requests/s %.1f  p50 %.2f ms  p99 %.2f ms  non-2xx %d  errors %d\n",
-    summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000, latency:percentile(99) / 1000,
-    summary.errors.status, summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
-end
+done = dofile(debug.getinfo(1, "S").source:match("^@?(.*/)") .. "summary.lua")()
