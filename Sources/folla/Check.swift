@@ -26,20 +26,28 @@ struct Check: AsyncParsableCommand {
                 location = .socket(path: pg.socketPath, user: EmbeddedPostgres.superuser, database: EmbeddedDatabase.databaseName)
             }
         }
-        defer { try? embedded?.stop() }
-        // The keyer is unused by the check; any valid secret will do.
-        let (violations, places) = try await PostgresClient.with(try location.configuration(), logger: logger) { client in
-            let store = PresenceStore(pool: DatabasePool(client), keyer: try DeviceKeyer(secret: "folla-check-unused-key"), logger: logger)
-            let v = try await store.invariantViolations()
-            let n = try await client.query("SELECT count(*) FROM place WHERE people > 0", logger: logger).collect()[0].decode(Int.self)
-            return (v, n)
+        // Stopped with an await (a `defer` would pick the blocking stop on a task's thread).
+        let outcome: Result<Void, any Error>
+        do {
+            // The keyer is unused by the check; any valid secret will do.
+            let (violations, places) = try await PostgresClient.with(try location.configuration(), logger: logger) { client in
+                let store = PresenceStore(pool: DatabasePool(client), keyer: try DeviceKeyer(secret: "folla-check-unused-key"), logger: logger)
+                let v = try await store.invariantViolations()
+                let n = try await client.query("SELECT count(*) FROM place WHERE people > 0", logger: logger).collect()[0].decode(Int.self)
+                return (v, n)
+            }
+            if violations.isEmpty {
+                print("ok: \(places) live places, every counter matches its live devices")
+            } else {
+                print("FAILED: \(violations.count) places disagree with their live devices")
+                for v in violations.prefix(50) { print("  \(v)") }
+                throw ExitCode(1)
+            }
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
         }
-        if violations.isEmpty {
-            print("ok: \(places) live places, every counter matches its live devices")
-        } else {
-            print("FAILED: \(violations.count) places disagree with their live devices")
-            for v in violations.prefix(50) { print("  \(v)") }
-            throw ExitCode(1)
-        }
+        try? await embedded?.stop()
+        try outcome.get()
     }
 }

@@ -65,7 +65,7 @@ import Testing
                 "\(report.suffix(4000))")
     }
 
-    /// Runs schemathesis to its end (waiting on a thread of its own) and returns what it printed.
+    /// Runs schemathesis to its end (its exit awaited, not polled) and returns what it printed.
     static func run(_ process: Process) async throws -> String {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("folla-contract-\(UUID().uuidString).txt")
         FileManager.default.createFile(atPath: output.path, contents: nil)
@@ -73,8 +73,7 @@ import Testing
         let handle = try FileHandle(forWritingTo: output)
         process.standardOutput = handle
         process.standardError = handle
-        try process.run()
-        await DedicatedThread.run { process.waitUntilExit() }
+        _ = try await process.runWatchingExit().value
         try handle.close()
         return (try? String(contentsOf: output, encoding: .utf8)) ?? ""
     }

@@ -205,5 +205,6 @@ func runPgDump(pg: EmbeddedPostgres, database: String) async throws -> String {
     let r = geteuid() == 0
         ? try await ExternalProcess.run("/usr/sbin/runuser", ["-u", pg.configuration.systemUser, "--", bin] + args)
         : try await ExternalProcess.run(bin, args)
+    #expect(r.status == 0, "pg_dump: \(r.errors)")
     return r.output
 }

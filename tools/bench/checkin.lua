@@ -13,4 +13,4 @@ request = function()
   return wrk.format("POST", "/v1/checkins", {["Content-Type"] = "application/json"}, body)
 end
 
-done = dofile(debug.getinfo(1, "S").source:match("^@?(.*/)") .. "summary.lua")()
+done = dofile((debug.getinfo(1, "S").source:match("^@?(.*/)") or "./") .. "summary.lua")()

@@ -9,4 +9,4 @@ request = function()
   return wrk.format("GET", string.format("/v1/groups?lat=%.6f&lon=%.6f&%s", lat, lon, extra))
 end
 
-done = dofile(debug.getinfo(1, "S").source:match("^@?(.*/)") .. "summary.lua")()
+done = dofile((debug.getinfo(1, "S").source:match("^@?(.*/)") or "./") .. "summary.lua")()

@@ -24,4 +24,4 @@ request = function()
   return wrk.format("GET", string.format("/v1/groups?bbox=%.6f,%.6f,%.6f,%.6f&zoom=%d", lon - w / 2, lat - h / 2, lon + w / 2, lat + h / 2, z))
 end
 
-done = dofile(debug.getinfo(1, "S").source:match("^@?(.*/)") .. "summary.lua")()
+done = dofile((debug.getinfo(1, "S").source:match("^@?(.*/)") or "./") .. "summary.lua")()

@@ -14,4 +14,4 @@ request = function()
   return wrk.format("POST", "/sendData.php", {["Content-Type"] = "application/x-www-form-urlencoded"}, body)
 end
 
-done = dofile(debug.getinfo(1, "S").source:match("^@?(.*/)") .. "summary.lua")()
+done = dofile((debug.getinfo(1, "S").source:match("^@?(.*/)") or "./") .. "summary.lua")()

@@ -10,4 +10,4 @@ request = function()
   return wrk.format("GET", "/v1/venues/" .. slug .. "/wall", headers)
 end
 
-done = dofile(debug.getinfo(1, "S").source:match("^@?(.*/)") .. "summary.lua")("non-2xx/3xx")
+done = dofile((debug.getinfo(1, "S").source:match("^@?(.*/)") or "./") .. "summary.lua")("non-2xx/3xx")

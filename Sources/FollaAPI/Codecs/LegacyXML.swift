@@ -33,7 +33,12 @@ enum LegacyXML {
             bytes.append(contentsOf: ">\n".utf8)
         }
 
-        var text: String { String(decoding: bytes + "</table>\n".utf8, as: UTF8.self) }
+        /// The document, closed.
+        var text: String {
+            var closed = self
+            closed.bytes.append(contentsOf: "</table>\n".utf8)
+            return String(decoding: closed.bytes, as: UTF8.self)
+        }
     }
 
     /// The original sendData.php answer. Under k-anonymity a small group's position is the

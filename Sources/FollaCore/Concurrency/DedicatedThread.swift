@@ -20,7 +20,7 @@ public enum DedicatedThread {
     /// - Parameter body: blocking work; it must not need the caller's task to finish.
     public static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try body() }) }.start()
+            start { continuation.resume(with: Result { try body() }) }
         }
     }
 
@@ -28,7 +28,14 @@ public enum DedicatedThread {
     /// - Parameter body: blocking work; it must not need the caller's task to finish.
     public static func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: body()) }.start()
+            start { continuation.resume(returning: body()) }
         }
+    }
+
+    /// A named thread, so that it shows as ours in a debugger.
+    private static func start(_ work: @escaping @Sendable () -> Void) {
+        let thread = Thread(block: work)
+        thread.name = "folla.blocking"
+        thread.start()
     }
 }

@@ -1,0 +1,24 @@
+import FollaTestSupport
+import Foundation
+import Testing
+
+/// The tests' program runner ends at its deadline even when the program's own children hold
+/// its output open: a shell pipeline used to keep the test waiting for the grandchildren
+/// after its shell had been terminated, and a program started by this process inherited
+/// SIGTERM ignored (the in-process servers' signal handling), so terminating it did nothing.
+@Suite struct ExternalProcessTests {
+    @Test func aPipelineIsStoppedWholeAtTheDeadline() async throws {
+        let result = try await ExternalProcess.run("/bin/sh", ["-c", "sleep 37.25 | cat; echo never"], deadline: 1)
+        #expect(result.status == 124, "timeout's status for a program out of time: \(result.status)")
+        #expect(!result.output.contains("never"))
+        let left = try await ExternalProcess.run("/usr/bin/pgrep", ["-f", "sleep 37[.]25"], deadline: 10)
+        #expect(left.output.isEmpty, "still running: \(left.output)")
+    }
+
+    @Test func outputErrorsAndStatusComeBack() async throws {
+        let result = try await ExternalProcess.run("/bin/sh", ["-c", "echo out; echo err >&2; exit 3"])
+        #expect(result.status == 3)
+        #expect(result.output == "out\n")
+        #expect(result.errors == "err\n")
+    }
+}
