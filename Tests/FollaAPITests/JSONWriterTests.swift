@@ -21,4 +21,25 @@ import Testing
             #expect(!w.text.unicodeScalars.contains { $0.value < 0x20 || $0 == "\u{2028}" || $0 == "\u{2029}" })
         }
     }
+
+    /// Numbers are written exactly as `Double.description` writes them (the text every answer
+    /// had before the integer path, and what `JSONEncoder` writes): values rounded to 7 and to
+    /// 3 decimals, at the path's edges, and arbitrary doubles that must take the general path.
+    @Test func numbersAreWrittenAsDescriptionWritesThem() {
+        var rng = SeededRandom(seed: 11)
+        var values: [Double] = [0, -0.0, 1e-4, 9.999e-5, 1e-7, -1e-7, 0.1 + 0.2, 1e8, 99_999_999.999, 1e8 - 1e-7, 15, -15, 180, -180,
+                                44.4938, 11.343, 359.999, 0.001, 2.5e-5, .infinity, -.infinity, .nan, 1e300, 123_456.123_456_7]
+        for _ in 0..<20_000 {
+            let r = Double(rng.next() % 4_000_000_000) - 2_000_000_000
+            values.append(GroupDTO.round(r / 1e7, 1e7))                  // coordinates
+            values.append(GroupDTO.round(r / 1e4, 1000))                 // metres and degrees
+            values.append(Double(bitPattern: rng.next()))                // anything at all
+            values.append(Double(rng.next() % 1_000_000) * 1e-9)         // around the 1e-4 edge
+        }
+        for d in values {
+            var w = JSONWriter()
+            w.number(d)
+            #expect(w.text == (d.isFinite ? d.description : "null"), "\(d.bitPattern)")
+        }
+    }
 }
