@@ -9,6 +9,8 @@ public final class FollaServerProcess: @unchecked Sendable {
     public let port: Int
     public let adminToken = "sim-" + UUID().uuidString
     private let process = Process()
+    /// The server's exit, once started.
+    private var exited: FirstResult<Int32>?
 
     public init(binary: String, port: Int) {
         self.binary = binary
@@ -37,7 +39,7 @@ public final class FollaServerProcess: @unchecked Sendable {
                              "--db-connections", "24"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle(forWritingAtPath: "/dev/stderr")
-        try process.run()
+        exited = try process.runWatchingExit()
         for _ in 0..<300 {
             if let r = try? await http.execute(.GET, "/readyz"), r.status == 200 {
                 return
@@ -65,28 +67,29 @@ public final class FollaServerProcess: @unchecked Sendable {
         }
     }
 
-    /// Runs `folla check` on the server's database (waiting on a thread of its own, see
-    /// `DedicatedThread`); returns its output and whether it passed.
+    /// Runs `folla check` on the server's database (its output read on a thread of its own,
+    /// its exit awaited, see `DedicatedThread` and `Process.runWatchingExit`); returns its
+    /// output and whether it passed.
     public func check() async -> (passed: Bool, output: String) {
-        await DedicatedThread.run { self.checkBlocking() }
-    }
-
-    private func checkBlocking() -> (passed: Bool, output: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)
         p.arguments = ["check", "--data-dir", dataDir, "--log-level", "error"]
         let pipe = Pipe()
         p.standardOutput = pipe
         p.standardError = pipe
-        do { try p.run() } catch { return (false, "cannot run folla check: \(error)") }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus == 0, String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        let exited: FirstResult<Int32>
+        do { exited = try p.runWatchingExit() } catch { return (false, "cannot run folla check: \(error)") }
+        let data = await DedicatedThread.run { pipe.fileHandleForReading.readDataToEndOfFile() }
+        let status = (try? await exited.value) ?? -1
+        return (status == 0, String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    /// Stops the server (SIGTERM) and waits, on a thread of its own, for it to exit.
+    /// Stops the server (SIGTERM) and awaits its exit (not polled).
     public func stop() async {
-        await DedicatedThread.run { self.stop() as Void }
+        guard process.isRunning else { return }
+        process.terminate()
+        _ = try? await exited?.value
+        try? FileManager.default.removeItem(atPath: dataDir)
     }
 
     /// Stops the server (SIGTERM) and waits for it to exit, blocking the caller (for a
