@@ -15,24 +15,49 @@ import Testing
 
     /// What a reader sees of a group: enough to catch a stale count, place or message.
     static func show(_ g: Group) -> String {
-        "\(g.id ?? -1):\(g.people):\(g.messageCount):\(g.messages.map { "\($0.id)" })"
+        "\(g.id ?? -1):\(g.position):\(g.isCoarsened):\(g.distance):\(g.people):\(String(describing: g.stats)):"
+            + "\(g.lastActivity.timeIntervalSince1970):\(g.messageCount):\(g.messages.map { "\($0.id)/\($0.placeID ?? -1)/\($0.createdAt)" })"
+            + ":\(g.memberPlaceIDs):\(g.hull?.count ?? -1)"
     }
 
     /// Compares the model with direct reads on a fixed set of queries, after the period.
-    static func expectSame(_ model: GroupService, _ direct: GroupService, _ when: String) async throws {
+    /// - Parameter big: whether places of k or more exist by now (with k > 1, the answers
+    ///   must then show both cells and places).
+    static func expectSame(_ pairs: [(model: GroupService, direct: GroupService)], _ when: String, big: Bool = true) async throws {
         try await Task.sleep(for: period + .milliseconds(30))
+        for (model, direct) in pairs {
+            let seen = try await expectSame(model, direct, "\(when), k = \(direct.privacy.k)")
+            if direct.privacy.k > 1 {
+                #expect(seen.cells > 0, "\(when): cells must be answered")
+                if big { #expect(seen.places > 0, "\(when): places of k or more must be answered") }
+            }
+        }
+    }
+
+    /// - Returns: how many cells and places the direct answers showed.
+    static func expectSame(_ model: GroupService, _ direct: GroupService, _ when: String) async throws -> (cells: Int, places: Int) {
+        var seen = (cells: 0, places: 0)
         var nonEmpty = 0
+        // Ready groups as they are (messages 5), cut (2) and without messages (0); clusters
+        // merge entries and their messages their own way.
+        let shapes: [(messages: Int, cluster: Double?)] = [(5, nil), (2, nil), (0, nil), (3, 60)]
         for i in 0..<16 {
             var query = GroupQuery(centre: Coordinate(latitude: 44.4920 + Double(i % 4) * 0.0012, longitude: 11.3410 + Double(i / 4) * 0.0015))
             query.radius = 350
             query.limit = 1000
-            query.messages = 5
-            let a = try await direct.groups(for: query).map(show)
+            let shape = shapes[i % shapes.count]
+            query.messages = shape.messages
+            query.clusterEpsilon = shape.cluster
+            let answer = try await direct.groups(for: query)
+            seen.cells += answer.filter(\.isCoarsened).count
+            seen.places += answer.filter { !$0.isCoarsened }.count
+            let a = answer.map(show)
             let b = try await model.groups(for: query).map(show)
-            #expect(a == b, "\(when): centre \(query.centre)")
+            #expect(a == b, "\(when): centre \(query.centre), messages \(shape.messages), cluster \(String(describing: shape.cluster))")
             if !a.isEmpty { nonEmpty += 1 }
         }
         #expect(nonEmpty >= 8, "\(when): the queries must see groups")
+        return seen
     }
 
     static func checkIn(_ f: AppFixture, _ n: Int, _ lat: Double, _ lon: Double, message: String? = nil) async throws {
@@ -50,13 +75,21 @@ import Testing
                 spots.append(spot)
                 try await Self.checkIn(f, n, spot.0, spot.1, message: n % 5 == 0 ? "hello \(n)" : nil)
             }
-            let direct = f.deps.groups
-            let model = GroupService(places: direct.places, messages: direct.messages, privacy: direct.privacy, cachePeriod: Self.period)
-            try await Self.expectSame(model, direct, "first load")
+            // As the original shows places (k = 1), and with groups under 3 merged per cell:
+            // the model keeps published entries, so both kinds of entry must stay right.
+            let services = f.deps.groups
+            let pairs = [1, 3].map { k in
+                let privacy = PrivacyPolicy(k: k, noiseKey: 0x5EED)
+                return (model: GroupService(places: services.places, messages: services.messages, privacy: privacy, cachePeriod: Self.period),
+                        direct: GroupService(places: services.places, messages: services.messages, privacy: privacy))
+            }
+            try await Self.expectSame(pairs, "first load", big: false)
 
-            // Moves (~100 m), arrivals beside others, check-outs that empty places, new messages.
+            // Moves (~100 m), arrivals beside others (places growing past k), check-outs that
+            // empty places, new messages.
             for n in 0..<15 { try await Self.checkIn(f, n, spots[n].0 + 0.0009, spots[n].1) }
             for n in 60..<75 { try await Self.checkIn(f, n, spots[n - 40].0, spots[n - 40].1, message: n % 3 == 0 ? "new \(n)" : nil) }
+            for n in 75..<90 { try await Self.checkIn(f, n, spots[50 + n % 5].0, spots[50 + n % 5].1, message: n % 4 == 0 ? "big \(n)" : nil) }
             for n in 40..<50 {
                 let r = try await f.client.execute(uri: "/v1/devices/\(String(format: "%040x", n))", method: .delete)
                 #expect(r.status == .noContent || r.status == .ok)
@@ -65,14 +98,14 @@ import Testing
             // model has looked: they must leave it all the same.
             let gone = try await f.deps.presence.retire(at: Date(), messageRetention: 10 * 365 * 86_400, budgetWindow: 600)
             #expect(gone >= 5)
-            try await Self.expectSame(model, direct, "after moves, arrivals, check-outs and the sweep")
+            try await Self.expectSame(pairs, "after moves, arrivals, check-outs and the sweep")
 
             // Messages hidden and deleted: their places' rows do not change, only the messages'.
             let hidden = try await f.db.query("UPDATE message SET hidden = true WHERE id IN (SELECT id FROM message ORDER BY id LIMIT 3) RETURNING id", logger: TestCluster.logger).collect()
             #expect(hidden.count == 3)
             let deleted = try await f.db.query("DELETE FROM message WHERE id IN (SELECT id FROM message WHERE NOT hidden ORDER BY id DESC LIMIT 2) RETURNING id", logger: TestCluster.logger).collect()
             #expect(deleted.count == 2)
-            try await Self.expectSame(model, direct, "after hiding and deleting messages")
+            try await Self.expectSame(pairs, "after hiding and deleting messages")
         }
     }
 

@@ -8,34 +8,46 @@ extension PrivacyPolicy {
     public func publish(_ places: [LivePlace]) -> [PublishedPlace] {
         var out: [PublishedPlace] = []
         out.reserveCapacity(places.count)
-        var cells: [CellKey: Int] = [:]
-        for p in places where p.stats.people > 0 {
-            if !isSmall(people: p.stats.people) {
+        var cells: [PublishedKey: Int] = [:]
+        for p in places {
+            switch publishedKey(of: p) {
+            case nil:
+                continue
+            case .place:
                 out.append(PublishedPlace(
                     id: p.id, position: refine(p.anchor), isCell: false, people: p.stats.people,
                     lastActivity: coarsen(p.lastActivity), messageCount: p.messageCount, sources: [p.id],
                     raw: p.stats, mix: p.mix))
-                continue
-            }
-            let centre = coarsen(p.anchor)
-            let key = CellKey(centre)
-            // A cell holding one person would show their ping rhythm to the minute: a quarter
-            // of an hour is enough to say whether the spot is alive.
-            let active = isOriginal ? p.lastActivity : p.lastActivity.floored(toMultipleOf: 900)
-            if let i = cells[key] {
-                out[i].people += p.stats.people
-                out[i].messageCount += p.messageCount
-                out[i].lastActivity = max(out[i].lastActivity, active)
-                out[i].sources.append(p.id)
-            } else {
-                cells[key] = out.count
-                out.append(PublishedPlace(
-                    id: nil, position: centre, isCell: true, people: p.stats.people,
-                    lastActivity: active, messageCount: p.messageCount, sources: [p.id],
-                    raw: nil, mix: 0))
+            case let key?:
+                // A cell holding one person would show their ping rhythm to the minute: a
+                // quarter of an hour is enough to say whether the spot is alive.
+                let active = isOriginal ? p.lastActivity : p.lastActivity.floored(toMultipleOf: 900)
+                if let i = cells[key] {
+                    out[i].people += p.stats.people
+                    out[i].messageCount += p.messageCount
+                    out[i].lastActivity = max(out[i].lastActivity, active)
+                    out[i].sources.append(p.id)
+                } else {
+                    cells[key] = out.count
+                    out.append(PublishedPlace(
+                        id: nil, position: coarsen(p.anchor), isCell: true, people: p.stats.people,
+                        lastActivity: active, messageCount: p.messageCount, sources: [p.id],
+                        raw: nil, mix: 0))
+                }
             }
         }
         return out
+    }
+
+    /// Which published entry a live place shows in: its own (k or more established people),
+    /// its cell's (fewer), or none (nobody established). `publish` merges exactly the places
+    /// of one key, so a reader that keeps published entries (the groups read model) can
+    /// publish again only the keys a change touched.
+    public func publishedKey(of place: LivePlace) -> PublishedKey? {
+        guard place.stats.people > 0 else { return nil }
+        guard isSmall(people: place.stats.people) else { return .place(place.id) }
+        let centre = coarsen(place.anchor)
+        return .cell(latitudeBits: centre.latitude.bitPattern, longitudeBits: centre.longitude.bitPattern)
     }
 
     /// Whether a place may be read by its id (detail, messages, legacy getMessage): only a
@@ -56,15 +68,5 @@ extension PrivacyPolicy {
             m.createdAt = coarsen(m.createdAt)
             return m
         }
-    }
-}
-
-/// A cell centre, exactly (cells are computed, so equal centres are bit-equal).
-private struct CellKey: Hashable {
-    let lat: UInt64
-    let lon: UInt64
-    init(_ c: Coordinate) {
-        lat = c.latitude.bitPattern
-        lon = c.longitude.bitPattern
     }
 }

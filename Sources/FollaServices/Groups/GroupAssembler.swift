@@ -20,16 +20,25 @@ public struct GroupAssembler {
 
     /// - Parameter places: live places from the store, before the policy.
     public func assemble(_ places: [LivePlace]) throws(GeoError) -> [Group] {
+        try assemble(privacy.publish(places))
+    }
+
+    /// - Parameters:
+    ///   - entries: what the policy published around the centre (and possibly farther).
+    ///   - singles: each entry's own group (`GroupAssembler.single`, parallel to `entries`)
+    ///     when the caller keeps them ready (the read model): without clustering the answer
+    ///     is copied from them, and only the groups answered are copied.
+    public func assemble(_ entries: [PublishedPlace], singles: [Group]? = nil) throws(GeoError) -> [Group] {
         // Karney's inverse (~0.6 µs) only where the disc's bounds cannot decide: at the
         // radius's edge, and for the groups that are answered or might be.
         let disc = GeodesicDisc(centre: query.centre, radius: query.radius)
-        var visible: [PublishedPlace] = []
+        var visible: [Int] = []
         var lines: [GeodesicLine?] = []
-        for entry in privacy.publish(places) {
+        for (i, entry) in entries.enumerated() {
             if let bounds = disc.distanceBounds(to: entry.position) {
                 if bounds.lowerBound > query.radius { continue }
                 if bounds.upperBound <= query.radius {
-                    visible.append(entry)
+                    visible.append(i)
                     lines.append(nil)
                     continue
                 }
@@ -38,57 +47,100 @@ public struct GroupAssembler {
             }
             let line = Geodesic.wgs84.inverse(from: query.centre, to: entry.position)
             guard line.distance <= query.radius else { continue }
-            visible.append(entry)
+            visible.append(i)
             lines.append(line)
         }
         guard !visible.isEmpty else { return [] }
-        let members: [[Int]]
-        // One plane per request, centred on the asker: PROJ set-up is the expensive part.
-        var plane: LocalProjection? = nil
-        if let eps = query.clusterEpsilon {
-            let p = try LocalProjection(centre: query.centre)
-            var points: [PlanarPoint] = []
-            points.reserveCapacity(visible.count)
-            for entry in visible { points.append(try p.forward(entry.position)) }
-            members = try Clustering.partition(points, epsilon: eps, context: GeometryContext())
-            plane = p
-        } else {
-            members = visible.indices.map { [$0] }
+        guard let eps = query.clusterEpsilon else {
+            // One group per entry, built (or copied) only for the entries answered.
+            var candidates: [Candidate] = []
+            var from: [Int] = []
+            var candidateLines: [GeodesicLine?] = []
+            for (v, i) in visible.enumerated() where query.admits(people: entries[i].people) {
+                let e = entries[i]
+                candidates.append(Candidate(position: e.position, people: e.people, id: e.isCell ? nil : e.id))
+                from.append(i)
+                candidateLines.append(lines[v])
+            }
+            return answer(candidates, lines: candidateLines, disc: disc) { c in
+                singles?[from[c]] ?? Self.single(entries[from[c]], privacy: privacy)
+            }
         }
+        // The same entries in whatever order (a read model's or the database's) make the same
+        // clusters to the last bit: centroids are sums, and DBSCAN numbers clusters as met.
+        let sorted = visible.indices.sorted { a, b in
+            let p = entries[visible[a]], q = entries[visible[b]]
+            return (p.position.latitude, p.position.longitude, p.id ?? -1) < (q.position.latitude, q.position.longitude, q.id ?? -1)
+        }
+        visible = sorted.map { visible[$0] }
+        lines = sorted.map { lines[$0] }
+        // One plane per request, centred on the asker: PROJ set-up is the expensive part.
+        let plane = try LocalProjection(centre: query.centre)
+        var points: [PlanarPoint] = []
+        points.reserveCapacity(visible.count)
+        for i in visible { points.append(try plane.forward(entries[i].position)) }
+        let members = try Clustering.partition(points, epsilon: eps, context: GeometryContext())
         var groups: [Group] = []
         var groupLines: [GeodesicLine?] = []
         var memberIndices: [[Int]] = []
         groups.reserveCapacity(members.count)
         for cluster in members {
-            let parts = cluster.map { visible[$0] }
+            let parts = cluster.map { entries[visible[$0]] }
             let people = parts.reduce(0) { $0 + $1.people }
             guard query.admits(people: people) else { continue }
-            groups.append(try group(of: parts, people: people, plane: plane))
+            let position = parts.count == 1 ? parts[0].position : try weightedCentroid(parts, in: plane)
+            groups.append(Self.group(of: parts, people: people, at: position, privacy: privacy))
             groupLines.append(parts.count == 1 ? lines[cluster[0]] : nil)
             memberIndices.append(cluster)
         }
+        let candidates = groups.map { Candidate(position: $0.position, people: $0.people, id: $0.id) }
+        var order: [Int] = []
+        var answered = answer(candidates, lines: groupLines, disc: disc) { c in
+            order.append(c)
+            return groups[c]
+        }
+        // Hulls only for the groups that are answered: they are the costly part.
+        let builder = FootprintBuilder()
+        for (i, g) in order.enumerated() where !answered[i].isCoarsened {
+            answered[i].hull = try builder.footprint(of: memberIndices[g].map { entries[visible[$0]].position }, in: plane).ring
+        }
+        return answered
+    }
+
+    /// An entry's own group, as answered without clustering (distance and bearing still to be
+    /// measured: zero). The read model keeps one per entry.
+    public static func single(_ entry: PublishedPlace, privacy: PrivacyPolicy) -> Group {
+        group(of: [entry], people: entry.people, at: entry.position, privacy: privacy)
+    }
+
+    /// What ordering needs of a group, without copying it.
+    private struct Candidate {
+        var position: Coordinate
+        var people: Int
+        /// nil for a cell (ordered last among equals).
+        var id: Int64?
+    }
+
+    /// The groups answered, in order, each with its distance and bearing.
+    /// - Parameters:
+    ///   - lines: the line to each candidate when already measured.
+    ///   - group: candidate `i`'s group, asked only for the candidates answered.
+    private func answer(_ candidates: [Candidate], lines: [GeodesicLine?], disc: GeodesicDisc,
+                        group: (Int) -> Group) -> [Group] {
+        var lines = lines
         func line(_ i: Int) -> GeodesicLine {
-            if let known = groupLines[i] { return known }
-            let measured = Geodesic.wgs84.inverse(from: query.centre, to: groups[i].position)
-            groupLines[i] = measured
+            if let known = lines[i] { return known }
+            let measured = Geodesic.wgs84.inverse(from: query.centre, to: candidates[i].position)
+            lines[i] = measured
             return measured
         }
-        let order = answerOrder(of: groups, disc: disc, line: line)
-        var answer = order.map { i in
-            var g = groups[i]
+        return answerOrder(of: candidates, disc: disc, line: line).map { i in
+            var g = group(i)
             let l = line(i)
             g.distance = l.distance
             g.bearing = l.initialBearing
             return g
         }
-        // Hulls only for the groups that are answered: they are the costly part.
-        if let plane {
-            let builder = FootprintBuilder()
-            for (i, g) in order.enumerated() where !answer[i].isCoarsened {
-                answer[i].hull = try builder.footprint(of: memberIndices[g].map { visible[$0].position }, in: plane).ring
-            }
-        }
-        return answer
     }
 
     /// The indices of the groups answered, in order: the first `limit` by (distance, id) or by
@@ -96,12 +148,11 @@ public struct GroupAssembler {
     ///
     /// By distance, only the groups that could be among the first `limit` are measured: those
     /// whose distance's lower bound is at most the `limit`-th smallest upper bound (every other
-    /// group is certainly farther than `limit` groups). Order plain keys rather than the
-    /// groups: reading `groups[i]` inside the comparator copied a whole Group per comparison.
+    /// group is certainly farther than `limit` groups).
     /// - Parameters:
     ///   - disc: the query's disc, for the bounds.
     ///   - line: the measured line from the centre to group `i` (measured once, on demand).
-    private func answerOrder(of groups: [Group], disc: GeodesicDisc, line: (Int) -> GeodesicLine) -> [Int] {
+    private func answerOrder(of groups: [Candidate], disc: GeodesicDisc, line: (Int) -> GeodesicLine) -> [Int] {
         guard query.limit > 0 else { return [] }
         let id = { (i: Int) in groups[i].id ?? Int64.max }
         switch query.sort {
@@ -125,13 +176,10 @@ public struct GroupAssembler {
     }
 
     /// A group with its distance and bearing still to be measured (zero).
-    private func group(of parts: [PublishedPlace], people: Int, plane: LocalProjection?) throws(GeoError) -> Group {
-        var position = parts[0].position
-        if parts.count > 1 {
-            let centroidPlane: LocalProjection
-            if let plane { centroidPlane = plane } else { centroidPlane = try LocalProjection(centre: position) }
-            position = try weightedCentroid(parts, in: centroidPlane)
-        }
+    /// - Parameter position: the group's position before coarsening (for several parts,
+    ///   their people-weighted centroid).
+    private static func group(of parts: [PublishedPlace], people: Int, at position: Coordinate, privacy: PrivacyPolicy) -> Group {
+        var position = position
         // A single cell, or a cluster still smaller than k, shows only a cell.
         let coarsened = parts.count == 1 ? parts[0].isCell : privacy.isSmall(people: people)
         if coarsened && parts.count > 1 { position = privacy.coarsen(position) }

@@ -17,16 +17,22 @@ public struct GroupService: Sendable {
         self.places = places
         self.messages = messages
         self.privacy = privacy
-        self.nearby = NearbyPlaces(reads: places, period: cachePeriod)
+        self.nearby = NearbyPlaces(reads: places, privacy: privacy, period: cachePeriod)
     }
 
     /// The groups around the query's centre, with their latest messages when asked.
     public func groups(for query: GroupQuery) async throws -> [Group] {
-        let nearby = try await nearby.read(around: query.centre, radius: query.radius + privacy.selectionMargin)
-        var groups = try GroupAssembler(query: query, privacy: privacy).assemble(nearby.places)
-        if query.messages > 0 {
-            // From the tile's read when cached; otherwise one query for every group: the
-            // newest N of each place. Then the newest N per group.
+        let clustered = query.clusterEpsilon != nil
+        let nearby = try await nearby.read(around: query.centre, radius: query.radius, messagesByPlace: clustered && query.messages > 0)
+        var groups = try GroupAssembler(query: query, privacy: privacy).assemble(nearby.entries, singles: nearby.singles)
+        if nearby.singles != nil && !clustered {
+            // Copied from ready groups, which carry the most messages a query may inline.
+            for i in groups.indices where groups[i].messages.count > query.messages {
+                groups[i].messages.removeSubrange(query.messages...)
+            }
+        } else if query.messages > 0 {
+            // From the read model when it handed them on; otherwise one query for every
+            // group: the newest N of each place.
             let perPlace: [Int64: [Message]]
             if let cached = nearby.messages {
                 perPlace = cached
@@ -34,10 +40,7 @@ public struct GroupService: Sendable {
                 perPlace = try await places.latestMessages(
                     perPlace: query.messages, of: groups.filter { $0.messageCount > 0 }.flatMap(\.sources))
             }
-            for i in groups.indices where groups[i].messageCount > 0 {
-                let merged = groups[i].sources.flatMap { perPlace[$0] ?? [] }.sorted { $0.id > $1.id }
-                groups[i].messages = privacy.messages(Array(merged.prefix(query.messages)), naming: Set(groups[i].memberPlaceIDs))
-            }
+            for i in groups.indices { groups[i] = groups[i].inlining(query.messages, of: { perPlace[$0] }, privacy: privacy) }
         }
         return groups
     }

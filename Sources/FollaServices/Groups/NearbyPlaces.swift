@@ -3,33 +3,44 @@ import FollaGeo
 import FollaStore
 import Foundation
 
-/// The live places around a point: from this instance's read model (`PlacesReadModel`),
-/// at most `period` old, or from the database when the period is zero (tests, where an
-/// answer must show the last write) or the box around the point crosses a pole or the
-/// antimeridian.
+/// The published places around a point: from this instance's read model
+/// (`PlacesReadModel`), at most `period` old, or published from a database read when the
+/// period is zero (tests, where an answer must show the last write) or the box around the
+/// point crosses a pole or the antimeridian.
 struct NearbyPlaces: Sendable {
     /// What one read found around a point.
     struct Snapshot: Sendable {
-        /// Every live place within the radius (and possibly more).
-        var places: [LivePlace]
-        /// The newest visible messages of every place in `places` that has any, newest first,
-        /// up to the most a query may inline; nil when they were not read with the places.
+        /// Every published entry within the radius (and possibly more).
+        var entries: [PublishedPlace]
+        /// Each entry's own group with the most messages a query may inline, parallel to
+        /// `entries`; nil when read from the database.
+        var singles: [Group]?
+        /// The newest visible messages of the places behind `entries` that have any, newest
+        /// first, up to the most a query may inline; nil when not read with the places.
         var messages: [Int64: [Message]]?
     }
 
     let reads: PlaceReads
+    let privacy: PrivacyPolicy
     private let model: PlacesReadModel?
 
-    /// - Parameter period: how stale an answer may be; zero reads the database every time.
-    init(reads: PlaceReads, period: Duration) {
+    /// - Parameters:
+    ///   - privacy: what readers may see.
+    ///   - period: how stale an answer may be; zero reads the database every time.
+    init(reads: PlaceReads, privacy: PrivacyPolicy, period: Duration) {
         self.reads = reads
-        model = period > .zero ? PlacesReadModel(changes: PlaceChanges(places: reads), period: period) : nil
+        self.privacy = privacy
+        model = period > .zero ? PlacesReadModel(changes: PlaceChanges(places: reads), privacy: privacy, period: period) : nil
     }
 
-    /// The live places within `radius` of `centre` (and possibly more), with their messages
-    /// when they come from the read model.
-    func read(around centre: Coordinate, radius: Double) async throws -> Snapshot {
-        if let model, let snapshot = try await model.read(around: centre, radius: radius) { return snapshot }
-        return Snapshot(places: try await reads.nearby(centre, radius: radius), messages: nil)
+    /// The entries within `radius` of `centre` (and possibly more).
+    /// - Parameter messagesByPlace: whether the read model should hand on each place's messages.
+    func read(around centre: Coordinate, radius: Double, messagesByPlace: Bool) async throws -> Snapshot {
+        if let model, let snapshot = try await model.read(around: centre, radius: radius, messagesByPlace: messagesByPlace) {
+            return snapshot
+        }
+        // Live places by anchor: a cell's entry shows at its centre, up to a cell from them.
+        let places = try await reads.nearby(centre, radius: radius + privacy.selectionMargin)
+        return Snapshot(entries: privacy.publish(places), singles: nil, messages: nil)
     }
 }

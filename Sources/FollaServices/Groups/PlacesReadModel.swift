@@ -20,60 +20,17 @@ import Synchronization
 /// revalidating), so a busy server never waits. Every instance keeps its own model from the
 /// same cursor: a change through any instance reaches all of them within the bound.
 final class PlacesReadModel: Sendable {
-    /// A square of the grid the places are filed under: `cellDegrees` of latitude and of
-    /// longitude (about 220 m × 160 m at Bologna's latitude).
-    private struct Cell: Hashable {
-        var row: Int32
-        var column: Int32
-
-        init(_ c: Coordinate) {
-            row = Int32((c.latitude / PlacesReadModel.cellDegrees).rounded(.down))
-            column = Int32((c.longitude / PlacesReadModel.cellDegrees).rounded(.down))
-        }
-
-        init(row: Int32, column: Int32) {
-            self.row = row
-            self.column = column
-        }
-    }
-
-    /// A place with the newest visible messages it has (nil when none).
-    private struct Entry {
-        var place: LivePlace
-        var messages: [Message]?
-    }
-
     private struct State {
-        /// The places filed by cell, each with its messages: a read walks its cells and hashes
-        /// nothing per place (a look-up per place in a second table was 10 % of a groups answer).
-        var cells: [Cell: [Int64: Entry]] = [:]
-        /// Where each place is filed.
-        var filed: [Int64: Cell] = [:]
+        var places: PublishedPlaces
         var horizon: Int64?
         /// When the read behind the current state started.
         var readAt: ContinuousClock.Instant?
-
-        var count: Int { filed.count }
-
-        mutating func remove(_ id: Int64) {
-            guard let cell = filed.removeValue(forKey: id) else { return }
-            cells[cell]?[id] = nil
-            if cells[cell]?.isEmpty == true { cells[cell] = nil }
-        }
-
-        mutating func put(_ place: LivePlace, messages latest: [Message]?) {
-            remove(place.id)
-            let cell = Cell(place.anchor)
-            filed[place.id] = cell
-            cells[cell, default: [:]][place.id] = Entry(place: place, messages: latest)
-        }
     }
 
-    static let cellDegrees = 0.002
-
     private let changes: PlaceChanges
+    private let privacy: PrivacyPolicy
     private let period: Duration
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let refreshing = Mutex<Task<Void, any Error>?>(nil)
     private let fullReads = Counter(label: "folla_groups_model_reads_total", dimensions: [("kind", "full")])
     private let deltaReads = Counter(label: "folla_groups_model_reads_total", dimensions: [("kind", "delta")])
@@ -82,25 +39,26 @@ final class PlacesReadModel: Sendable {
 
     /// - Parameters:
     ///   - changes: where the changes are read.
+    ///   - privacy: what readers may see (the model keeps places as published).
     ///   - period: the staleness bound (see the type's comment); more than zero.
-    init(changes: PlaceChanges, period: Duration) {
+    init(changes: PlaceChanges, privacy: PrivacyPolicy, period: Duration) {
         precondition(period > .zero)
         self.changes = changes
+        self.privacy = privacy
         self.period = period
+        state = Mutex(State(places: Self.empty(privacy)))
     }
 
-    /// Every live place whose anchor lies within `radius` metres of `centre`, and those within
-    /// about 5 % more (what a `GeodesicDisc` cannot rule out; the assembler keeps what lies
-    /// within its radius), with the newest messages of those that have any; nil when the box
-    /// comes within a degree of a pole or crosses the antimeridian, or when the model cannot
-    /// be refreshed (the caller reads the database then).
-    func read(around centre: Coordinate, radius: Double) async throws -> NearbyPlaces.Snapshot? {
-        let metresPerDegree = 111_320.0
-        let dLat = radius / metresPerDegree + Self.cellDegrees
-        // Near a pole the longitude scale below is unreliable.
-        guard abs(centre.latitude) + dLat < 89 else { return nil }
-        let dLon = radius / (metresPerDegree * cos((abs(centre.latitude) + dLat) * .pi / 180)) + Self.cellDegrees
-        guard abs(centre.longitude) + dLon < 180 else { return nil }
+    private static func empty(_ privacy: PrivacyPolicy) -> PublishedPlaces {
+        PublishedPlaces(privacy: privacy, messages: GroupQuery.messagesRange.upperBound)
+    }
+
+    /// The published entries around a point, each with its own group (see
+    /// `PublishedPlaces.around`); nil when the box comes within a degree of a pole or crosses
+    /// the antimeridian, or when the model cannot be refreshed (the caller reads the database
+    /// then).
+    /// - Parameter messagesByPlace: whether to hand on each place's messages too.
+    func read(around centre: Coordinate, radius: Double, messagesByPlace: Bool) async throws -> NearbyPlaces.Snapshot? {
         do {
             try await fresh()
         } catch {
@@ -108,37 +66,7 @@ final class PlacesReadModel: Sendable {
             changes.places.logger.debug("groups read model refresh failed", metadata: ["error": "\(error)"])
             return nil
         }
-        let low = Cell(Coordinate(latitude: centre.latitude - dLat, longitude: centre.longitude - dLon))
-        let high = Cell(Coordinate(latitude: centre.latitude + dLat, longitude: centre.longitude + dLon))
-        let cellCount = (Int(high.row) - Int(low.row) + 1) * (Int(high.column) - Int(low.column) + 1)
-        let disc = GeodesicDisc(centre: centre, radius: radius)
-        return state.withLock { s in
-            var places: [LivePlace] = []
-            var messages: [Int64: [Message]] = [:]
-            func take(_ entries: [Int64: Entry]) {
-                for entry in entries.values {
-                    // The cells' box is several times the circle's area; what is clearly
-                    // outside is not handed on (every later step costs per place).
-                    guard disc.mayContain(entry.place.anchor) else { continue }
-                    places.append(entry.place)
-                    if let m = entry.messages { messages[entry.place.id] = m }
-                }
-            }
-            if cellCount > s.cells.count {
-                // A box wider than the filled cells: look at every filled cell instead.
-                for (cell, entries) in s.cells
-                where (low.row...high.row).contains(cell.row) && (low.column...high.column).contains(cell.column) {
-                    take(entries)
-                }
-            } else {
-                for row in low.row...high.row {
-                    for column in low.column...high.column {
-                        if let entries = s.cells[Cell(row: row, column: column)] { take(entries) }
-                    }
-                }
-            }
-            return NearbyPlaces.Snapshot(places: places, messages: messages)
-        }
+        return state.withLock { $0.places.around(centre, radius: radius, messagesByPlace: messagesByPlace) }
     }
 
     /// Waits for a refresh when the model is older than `period`; starts one in the
@@ -180,12 +108,11 @@ final class PlacesReadModel: Sendable {
         let full = since == nil
         let delta = try await changes.read(since: since, messagesPerPlace: GroupQuery.messagesRange.upperBound)
         let count = state.withLock { s in
-            if full { s = State() }
-            for id in delta.gone { s.remove(id) }
-            for place in delta.live { s.put(place, messages: delta.messages[place.id]) }
+            if full { s.places = Self.empty(privacy) }
+            s.places.apply(changed: delta.live, gone: delta.gone, messages: delta.messages)
             s.horizon = delta.horizon
             s.readAt = started
-            return s.count
+            return s.places.count
         }
         (full ? fullReads : deltaReads).increment()
         size.record(count)
