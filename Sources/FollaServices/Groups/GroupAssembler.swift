@@ -23,47 +23,14 @@ public struct GroupAssembler {
         try assemble(privacy.publish(places))
     }
 
-    /// - Parameters:
-    ///   - entries: what the policy published around the centre (and possibly farther).
-    ///   - singles: each entry's own group (`GroupAssembler.single`, parallel to `entries`)
-    ///     when the caller keeps them ready (the read model): without clustering the answer
-    ///     is copied from them, and only the groups answered are copied.
-    public func assemble(_ entries: [PublishedPlace], singles: [Group]? = nil) throws(GeoError) -> [Group] {
-        // Karney's inverse (~0.6 µs) only where the disc's bounds cannot decide: at the
-        // radius's edge, and for the groups that are answered or might be.
+    /// - Parameter entries: what the policy published around the centre (and possibly farther).
+    public func assemble(_ entries: [PublishedPlace]) throws(GeoError) -> [Group] {
         let disc = GeodesicDisc(centre: query.centre, radius: query.radius)
-        var visible: [Int] = []
-        var lines: [GeodesicLine?] = []
-        for (i, entry) in entries.enumerated() {
-            if let bounds = disc.distanceBounds(to: entry.position) {
-                if bounds.lowerBound > query.radius { continue }
-                if bounds.upperBound <= query.radius {
-                    visible.append(i)
-                    lines.append(nil)
-                    continue
-                }
-            } else if !disc.mayContain(entry.position) {
-                continue
-            }
-            let line = Geodesic.wgs84.inverse(from: query.centre, to: entry.position)
-            guard line.distance <= query.radius else { continue }
-            visible.append(i)
-            lines.append(line)
-        }
+        var (visible, lines) = within(disc, count: entries.count) { entries[$0].position }
         guard !visible.isEmpty else { return [] }
         guard let eps = query.clusterEpsilon else {
-            // One group per entry, built (or copied) only for the entries answered.
-            var candidates: [Candidate] = []
-            var from: [Int] = []
-            var candidateLines: [GeodesicLine?] = []
-            for (v, i) in visible.enumerated() where query.admits(people: entries[i].people) {
-                let e = entries[i]
-                candidates.append(Candidate(position: e.position, people: e.people, id: e.isCell ? nil : e.id))
-                from.append(i)
-                candidateLines.append(lines[v])
-            }
-            return answer(candidates, lines: candidateLines, disc: disc) { c in
-                singles?[from[c]] ?? Self.single(entries[from[c]], privacy: privacy)
+            return singles(visible, lines: lines, disc: disc, candidate: { Candidate(entries[$0]) }) { i in
+                Self.single(entries[i], privacy: privacy)
             }
         }
         // The same entries in whatever order (a read model's or the database's) make the same
@@ -107,6 +74,62 @@ public struct GroupAssembler {
         return answered
     }
 
+    /// The read model's ready groups around the centre: without clustering, the answer copies
+    /// only the groups it answers (building one per entry in range was most of an answer's
+    /// cost in a dense evening).
+    func assemble(ready: [ReadyGroup]) throws(GeoError) -> [Group] {
+        guard query.clusterEpsilon == nil else { return try assemble(ready.map(\.entry)) }
+        let disc = GeodesicDisc(centre: query.centre, radius: query.radius)
+        let (visible, lines) = within(disc, count: ready.count) { ready[$0].entry.position }
+        return singles(visible, lines: lines, disc: disc, candidate: { Candidate(ready[$0].entry) }) { ready[$0].group }
+    }
+
+    /// The indices of the positions within the radius, with the line to those measured.
+    /// Karney's inverse (~0.6 µs) only where the disc's bounds cannot decide: at the radius's
+    /// edge (and later for the groups that are answered or might be).
+    private func within(_ disc: GeodesicDisc, count: Int, position: (Int) -> Coordinate) -> (indices: [Int], lines: [GeodesicLine?]) {
+        var visible: [Int] = []
+        var lines: [GeodesicLine?] = []
+        for i in 0..<count {
+            let p = position(i)
+            if let bounds = disc.distanceBounds(to: p) {
+                if bounds.lowerBound > query.radius { continue }
+                if bounds.upperBound <= query.radius {
+                    visible.append(i)
+                    lines.append(nil)
+                    continue
+                }
+            } else if !disc.mayContain(p) {
+                continue
+            }
+            let line = Geodesic.wgs84.inverse(from: query.centre, to: p)
+            guard line.distance <= query.radius else { continue }
+            visible.append(i)
+            lines.append(line)
+        }
+        return (visible, lines)
+    }
+
+    /// One group per entry, built (or copied) only for the entries answered.
+    /// - Parameters:
+    ///   - visible: the entries within the radius; `lines` the lines to them when measured.
+    ///   - candidate: what ordering needs of entry `i`.
+    ///   - group: entry `i`'s own group.
+    private func singles(_ visible: [Int], lines: [GeodesicLine?], disc: GeodesicDisc,
+                         candidate: (Int) -> Candidate, group: (Int) -> Group) -> [Group] {
+        var candidates: [Candidate] = []
+        var from: [Int] = []
+        var candidateLines: [GeodesicLine?] = []
+        for (v, i) in visible.enumerated() {
+            let c = candidate(i)
+            guard query.admits(people: c.people) else { continue }
+            candidates.append(c)
+            from.append(i)
+            candidateLines.append(lines[v])
+        }
+        return answer(candidates, lines: candidateLines, disc: disc) { group(from[$0]) }
+    }
+
     /// An entry's own group, as answered without clustering (distance and bearing still to be
     /// measured: zero). The read model keeps one per entry.
     public static func single(_ entry: PublishedPlace, privacy: PrivacyPolicy) -> Group {
@@ -119,6 +142,17 @@ public struct GroupAssembler {
         var people: Int
         /// nil for a cell (ordered last among equals).
         var id: Int64?
+
+        init(position: Coordinate, people: Int, id: Int64?) {
+            self.position = position
+            self.people = people
+            self.id = id
+        }
+
+        /// An entry's own group's.
+        init(_ e: PublishedPlace) {
+            self.init(position: e.position, people: e.people, id: e.isCell ? nil : e.id)
+        }
     }
 
     /// The groups answered, in order, each with its distance and bearing.

@@ -24,8 +24,15 @@ public struct GroupService: Sendable {
     public func groups(for query: GroupQuery) async throws -> [Group] {
         let clustered = query.clusterEpsilon != nil
         let nearby = try await nearby.read(around: query.centre, radius: query.radius, messagesByPlace: clustered && query.messages > 0)
-        var groups = try GroupAssembler(query: query, privacy: privacy).assemble(nearby.entries, singles: nearby.singles)
-        if nearby.singles != nil && !clustered {
+        let assembler = GroupAssembler(query: query, privacy: privacy)
+        var groups: [Group]
+        switch nearby.found {
+        case let .entries(entries):
+            groups = try assembler.assemble(entries)
+        case let .ready(ready):
+            groups = try assembler.assemble(ready: ready)
+        }
+        if case .ready = nearby.found, !clustered {
             // Copied from ready groups, which carry the most messages a query may inline.
             for i in groups.indices where groups[i].messages.count > query.messages {
                 groups[i].messages.removeSubrange(query.messages...)

@@ -10,11 +10,15 @@ import Foundation
 struct NearbyPlaces: Sendable {
     /// What one read found around a point.
     struct Snapshot: Sendable {
+        /// What a read finds: entries published from a database read, or the read model's
+        /// ready groups.
+        enum Found: Sendable {
+            case entries([PublishedPlace])
+            case ready([ReadyGroup])
+        }
+
         /// Every published entry within the radius (and possibly more).
-        var entries: [PublishedPlace]
-        /// Each entry's own group with the most messages a query may inline, parallel to
-        /// `entries`; nil when read from the database.
-        var singles: [Group]?
+        var found: Found
         /// The newest visible messages of the places behind `entries` that have any, newest
         /// first, up to the most a query may inline; nil when not read with the places.
         var messages: [Int64: [Message]]?
@@ -41,6 +45,6 @@ struct NearbyPlaces: Sendable {
         }
         // Live places by anchor: a cell's entry shows at its centre, up to a cell from them.
         let places = try await reads.nearby(centre, radius: radius + privacy.selectionMargin)
-        return Snapshot(entries: privacy.publish(places), singles: nil, messages: nil)
+        return Snapshot(found: .entries(privacy.publish(places)), messages: nil)
     }
 }

@@ -31,12 +31,6 @@ struct PublishedPlaces {
         }
     }
 
-    /// One published entry and its own group.
-    private struct Shown {
-        var entry: PublishedPlace
-        var single: Group
-    }
-
     /// A live place and its newest visible messages (nil when none).
     private struct Live {
         var place: LivePlace
@@ -50,7 +44,7 @@ struct PublishedPlaces {
     /// The small places of each cell key.
     private var small: [PublishedKey: Set<Int64>] = [:]
     /// The entries filed by cell: a read walks its cells and hashes nothing per entry.
-    private var cells: [Cell: [PublishedKey: Shown]] = [:]
+    private var cells: [Cell: [PublishedKey: ReadyGroup]] = [:]
     private var filed: [PublishedKey: Cell] = [:]
 
     /// - Parameters:
@@ -107,7 +101,7 @@ struct PublishedPlaces {
         let single = GroupAssembler.single(entry, privacy: privacy).inlining(messages, of: { live[$0]?.messages }, privacy: privacy)
         let cell = Cell(entry.position)
         filed[key] = cell
-        cells[cell, default: [:]][key] = Shown(entry: entry, single: single)
+        cells[cell, default: [:]][key] = ReadyGroup(entry: entry, group: single)
     }
 
     /// The entries within `radius` metres of `centre`, and those within about 5 % more (what
@@ -127,18 +121,16 @@ struct PublishedPlaces {
         let high = Cell(Coordinate(latitude: centre.latitude + dLat, longitude: centre.longitude + dLon))
         let cellCount = (Int(high.row) - Int(low.row) + 1) * (Int(high.column) - Int(low.column) + 1)
         let disc = GeodesicDisc(centre: centre, radius: radius)
-        var entries: [PublishedPlace] = []
-        var singles: [Group] = []
+        var ready: [ReadyGroup] = []
         var perPlace: [Int64: [Message]]? = messagesByPlace ? [:] : nil
-        func take(_ shown: [PublishedKey: Shown]) {
-            for s in shown.values {
+        func take(_ shown: [PublishedKey: ReadyGroup]) {
+            for r in shown.values {
                 // The cells' box is several times the circle's area; what is clearly outside
                 // is not handed on (every later step costs per entry).
-                guard disc.mayContain(s.entry.position) else { continue }
-                entries.append(s.entry)
-                singles.append(s.single)
-                if messagesByPlace, s.entry.messageCount > 0 {
-                    for id in s.entry.sources { perPlace?[id] = live[id]?.messages }
+                guard disc.mayContain(r.entry.position) else { continue }
+                ready.append(r)
+                if messagesByPlace, r.entry.messageCount > 0 {
+                    for id in r.entry.sources { perPlace?[id] = live[id]?.messages }
                 }
             }
         }
@@ -155,6 +147,6 @@ struct PublishedPlaces {
                 }
             }
         }
-        return NearbyPlaces.Snapshot(entries: entries, singles: singles, messages: perPlace)
+        return NearbyPlaces.Snapshot(found: .ready(ready), messages: perPlace)
     }
 }

@@ -1,0 +1,16 @@
+import FollaCore
+
+/// A published entry and its own group, built once when the read model publishes it
+/// (`PublishedPlaces`). A class: a groups answer takes a few hundred of them and answers a
+/// hundred, and handing on a reference is one retain where copying the two values was
+/// several (each holds arrays), ~11 % of a groups answer by profile.
+final class ReadyGroup: Sendable {
+    let entry: PublishedPlace
+    /// With as many messages as a query may inline.
+    let group: Group
+
+    init(entry: PublishedPlace, group: Group) {
+        self.entry = entry
+        self.group = group
+    }
+}
