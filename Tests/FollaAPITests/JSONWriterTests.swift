@@ -20,6 +20,31 @@ import Testing
             #expect(parsed == [text])
             #expect(!w.text.unicodeScalars.contains { $0.value < 0x20 || $0 == "\u{2028}" || $0 == "\u{2029}" })
         }
+        // Printable ASCII (the copied-at-once path) with and without a quote or backslash.
+        for i in 0..<2000 {
+            var text = String((0..<Int(rng.next() % 40)).map { _ in Character(Unicode.Scalar(UInt8(0x20 + rng.next() % 95))) })
+            if i % 3 == 0 { text += "\u{7F}" }
+            var w = JSONWriter()
+            w.array([text]) { w, t in w.string(t) }
+            let parsed = try JSONSerialization.jsonObject(with: Data(w.bytes)) as? [String]
+            #expect(parsed == [text])
+        }
+    }
+
+    /// Integers are written as `description` writes them, at the edges of every width used.
+    @Test func integersAreWrittenAsDescriptionWritesThem() {
+        var rng = SeededRandom(seed: 13)
+        var values: [Int64] = [0, 1, -1, 9, 10, -10, 99, 100, .max, .min, .max - 1, .min + 1, Int64(Int32.max), Int64(Int32.min)]
+        for _ in 0..<20_000 {
+            values.append(Int64(bitPattern: rng.next()))
+            values.append(Int64(rng.next() % 100_000) - 50_000)
+        }
+        for v in values {
+            var w = JSONWriter()
+            w.integer(v)
+            w.integer(Int(v))
+            #expect(w.text == v.description + v.description, "\(v)")
+        }
     }
 
     /// Numbers are written exactly as `Double.description` writes them (the text every answer

@@ -84,10 +84,20 @@ package struct JSONWriter {
         bytes.append(UInt8(ascii: "0") + UInt8(v % 10))
     }
 
-    mutating func integer<I: BinaryInteger>(_ i: I) { append(i.description) }
+    /// Written digit by digit: `description` made a String for every integer of an answer
+    /// (ids, counts, place ids: a few hundred in a groups answer).
+    mutating func integer<I: BinaryInteger>(_ i: I) {
+        if i < 0 { bytes.append(UInt8(ascii: "-")) }
+        digits(UInt64(i.magnitude))
+    }
+
     mutating func integer(orNull i: Int64?) { if let i { integer(i) } else { null() } }
-    mutating func bool(_ b: Bool) { append(b ? "true" : "false") }
-    mutating func null() { append("null") }
+    mutating func bool(_ b: Bool) { literal(b ? "true" : "false") }
+    mutating func null() { literal("null") }
+
+    private mutating func literal(_ s: StaticString) {
+        s.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
     /// The one timestamp format of every answer: RFC 3339 in UTC, whole seconds.
     mutating func date(_ d: Date) {
         let time = d.timeIntervalSince1970
@@ -107,6 +117,15 @@ package struct JSONWriter {
     /// U+2028 and U+2029 are escaped too, for JavaScript readers.
     mutating func string(_ s: String) {
         bytes.append(UInt8(ascii: "\""))
+        // Most texts need no escaping: copied at once when every byte is printable ASCII
+        // other than the quote and the backslash.
+        var plain = s
+        let copied = plain.withUTF8 { utf8 in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if copied { return bytes.append(UInt8(ascii: "\"")) }
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": append("\\\"")
