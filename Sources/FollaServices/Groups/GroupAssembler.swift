@@ -74,11 +74,12 @@ public struct GroupAssembler {
         return answered
     }
 
-    /// The read model's ready groups around the centre: without clustering, the answer copies
-    /// only the groups it answers (building one per entry in range was most of an answer's
-    /// cost in a dense evening).
+    /// The read model's ready groups around the centre, for a query without clustering
+    /// (clusters are built from the entries, `assemble(_:)`): the answer copies only the
+    /// groups it answers (building one per entry in range was most of an answer's cost in a
+    /// dense evening).
     func assemble(ready: [ReadyGroup]) throws(GeoError) -> [Group] {
-        guard query.clusterEpsilon == nil else { return try assemble(ready.map(\.entry)) }
+        precondition(query.clusterEpsilon == nil, "clusters are built from the entries")
         let disc = GeodesicDisc(centre: query.centre, radius: query.radius)
         let (visible, lines) = within(disc, count: ready.count) { ready[$0].entry.position }
         return singles(visible, lines: lines, disc: disc, candidate: { Candidate(ready[$0].entry) }) { ready[$0].group }

@@ -27,28 +27,29 @@ public struct GroupService: Sendable {
         let assembler = GroupAssembler(query: query, privacy: privacy)
         var groups: [Group]
         switch nearby.found {
-        case let .entries(entries):
-            groups = try assembler.assemble(entries)
-        case let .ready(ready):
-            groups = try assembler.assemble(ready: ready)
-        }
-        if case .ready = nearby.found, !clustered {
+        case let .ready(ready) where !clustered:
             // Copied from ready groups, which carry the most messages a query may inline.
+            groups = try assembler.assemble(ready: ready)
             for i in groups.indices where groups[i].messages.count > query.messages {
                 groups[i].messages.removeSubrange(query.messages...)
             }
-        } else if query.messages > 0 {
-            // From the read model when it handed them on; otherwise one query for every
-            // group: the newest N of each place.
-            let perPlace: [Int64: [Message]]
-            if let cached = nearby.messages {
-                perPlace = cached
-            } else {
-                perPlace = try await places.latestMessages(
-                    perPlace: query.messages, of: groups.filter { $0.messageCount > 0 }.flatMap(\.sources))
-            }
-            for i in groups.indices { groups[i] = groups[i].inlining(query.messages, of: { perPlace[$0] }, privacy: privacy) }
+            return groups
+        case let .ready(ready):
+            groups = try assembler.assemble(ready.map(\.entry))
+        case let .entries(entries):
+            groups = try assembler.assemble(entries)
         }
+        guard query.messages > 0 else { return groups }
+        // From the read model when it handed them on; otherwise one query for every group:
+        // the newest N of each place.
+        let perPlace: [Int64: [Message]]
+        if let cached = nearby.messages {
+            perPlace = cached
+        } else {
+            perPlace = try await places.latestMessages(
+                perPlace: query.messages, of: groups.filter { $0.messageCount > 0 }.flatMap(\.sources))
+        }
+        for i in groups.indices { groups[i] = groups[i].inlining(query.messages, of: { perPlace[$0] }, privacy: privacy) }
         return groups
     }
 

@@ -107,9 +107,20 @@ final class PlacesReadModel: Sendable {
         let since = state.withLock { s in s.readAt.flatMap { started - $0 > PlaceChanges.reloadAfter ? nil : s.horizon } }
         let full = since == nil
         let delta = try await changes.read(since: since, messagesPerPlace: GroupQuery.messagesRange.upperBound)
+        // A full load publishes every place and builds its group: done outside the lock, so
+        // readers keep answering from the old state meanwhile (a delta is small).
+        var reloaded: PublishedPlaces?
+        if full {
+            var places = Self.empty(privacy)
+            places.apply(changed: delta.live, gone: delta.gone, messages: delta.messages)
+            reloaded = places
+        }
         let count = state.withLock { s in
-            if full { s.places = Self.empty(privacy) }
-            s.places.apply(changed: delta.live, gone: delta.gone, messages: delta.messages)
+            if let reloaded {
+                s.places = reloaded
+            } else {
+                s.places.apply(changed: delta.live, gone: delta.gone, messages: delta.messages)
+            }
             s.horizon = delta.horizon
             s.readAt = started
             return s.places.count

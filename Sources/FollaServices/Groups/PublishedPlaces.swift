@@ -90,12 +90,14 @@ struct PublishedPlaces {
             cells[cell]?[key] = nil
             if cells[cell]?.isEmpty == true { cells[cell] = nil }
         }
-        let ids: [Int64]
+        let places: [LivePlace]
         switch key {
-        case let .place(id): ids = [id]
-        case .cell: ids = small[key]?.sorted() ?? []
+        case let .place(id):
+            // Gone, or now under k (filed under its cell's key instead).
+            places = live[id].map { [$0.place] }?.filter { privacy.publishedKey(of: $0) == key } ?? []
+        case .cell:
+            places = (small[key]?.sorted() ?? []).compactMap { live[$0]?.place }
         }
-        let places = ids.compactMap { live[$0]?.place }.filter { privacy.publishedKey(of: $0) == key }
         // One key's places publish as one entry.
         guard let entry = privacy.publish(places).first else { return }
         let single = GroupAssembler.single(entry, privacy: privacy).inlining(messages, of: { live[$0]?.messages }, privacy: privacy)
