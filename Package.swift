@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
     ],
     targets: [
         // C libraries, through pkg-config. Debian: libgeos-dev, libproj-dev.
@@ -52,7 +53,11 @@ let package = Package(
         // (groups, places, walls), all through the privacy policy of FollaCore.
         .target(
             name: "FollaServices",
-            dependencies: ["FollaCore", "FollaGeo", "FollaStore", .product(name: "Metrics", package: "swift-metrics")]
+            dependencies: [
+                "FollaCore", "FollaGeo", "FollaStore",
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "HeapModule", package: "swift-collections"),
+            ]
         ),
 
         // API: Hummingbird routes, codecs, problem details.

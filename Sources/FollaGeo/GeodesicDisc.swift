@@ -62,6 +62,38 @@ public struct GeodesicDisc: Sendable {
         return max(0, (p - 1) / (1 + Self.tolerance))...((p + 1) / (1 - Self.tolerance))
     }
 
+    /// A distance no point of a box of latitudes and longitudes (not crossing the
+    /// antimeridian) is nearer than: 0 outside the plane's domain, infinity when the whole box
+    /// is certainly beyond the radius. A grid of boxes is skipped a box at a time with it.
+    public func distanceLowerBound(toLatitudes latitudes: ClosedRange<Double>, longitudes: ClosedRange<Double>) -> Double {
+        // The plane's metric is separable: the box's nearest point has the centre's latitude
+        // and longitude, each clamped into the box.
+        let nearest = Coordinate(latitude: min(max(centre.latitude, latitudes.lowerBound), latitudes.upperBound),
+                                 longitude: min(max(centre.longitude, longitudes.lowerBound), longitudes.upperBound))
+        return lowerBound(planar: planarDistance(to: nearest))
+    }
+
+    /// A distance every point outside a box that holds the centre is at least as far as: 0
+    /// outside the plane's domain, infinity when all of them are certainly beyond the radius.
+    /// A walk outward over a grid stops with it once it has found enough nearer points.
+    public func distanceLowerBound(outsideLatitudes latitudes: ClosedRange<Double>, longitudes: ClosedRange<Double>) -> Double {
+        guard let scale else { return 0 }
+        // A point outside the box is beyond one of its sides: at least the nearest side away.
+        let north = min(centre.latitude - latitudes.lowerBound, latitudes.upperBound - centre.latitude) * scale.north
+        let east = min(centre.longitude - longitudes.lowerBound, longitudes.upperBound - centre.longitude) * scale.east
+        return lowerBound(planar: max(0, min(north, east)))
+    }
+
+    /// A lower bound on the geodesic distance of every point at least `planar` metres away in
+    /// the plane. Where the plane's distance is within the disc the bound is proven (as in
+    /// `distanceBounds`); a point beyond it is farther than the radius, which the bound never
+    /// exceeds.
+    private func lowerBound(planar: Double?) -> Double {
+        guard let planar else { return 0 }
+        if planar > limit { return .infinity }
+        return max(0, (planar - 1) / (1 + Self.tolerance))
+    }
+
     private func planarDistance(to c: Coordinate) -> Double? {
         guard let scale else { return nil }
         var dLon = c.longitude - centre.longitude

@@ -39,13 +39,19 @@ import Testing
         var seen = (cells: 0, places: 0)
         var nonEmpty = 0
         // Ready groups as they are (messages 5), cut (2) and without messages (0); clusters
-        // merge entries and their messages their own way.
-        let shapes: [(messages: Int, cluster: Double?)] = [(5, nil), (2, nil), (0, nil), (3, 60)]
-        for i in 0..<16 {
-            var query = GroupQuery(centre: Coordinate(latitude: 44.4920 + Double(i % 4) * 0.0012, longitude: 11.3410 + Double(i / 4) * 0.0015))
-            query.radius = 350
-            query.limit = 1000
+        // merge entries and their messages their own way. With a small limit the model walks
+        // only as far as the nearest need (with a people filter: the nearest admitted), also
+        // over a radius wider than the places.
+        let shapes: [(messages: Int, cluster: Double?, limit: Int, min: Int, radius: Double)] = [
+            (5, nil, 1000, 1, 350), (2, nil, 1000, 1, 350), (0, nil, 1000, 1, 350), (3, 60, 1000, 1, 350),
+            (0, nil, 3, 1, 350), (1, nil, 7, 2, 1500), (0, nil, 1, 1, 2000), (0, nil, 12, 1, 600),
+        ]
+        for i in 0..<24 {
+            var query = GroupQuery(centre: Coordinate(latitude: 44.4920 + Double(i % 4) * 0.0012, longitude: 11.3410 + Double(i % 6) * 0.0010))
             let shape = shapes[i % shapes.count]
+            query.radius = shape.radius
+            query.limit = shape.limit
+            query.minPeople = shape.min
             query.messages = shape.messages
             query.clusterEpsilon = shape.cluster
             let answer = try await direct.groups(for: query)
@@ -53,11 +59,18 @@ import Testing
             seen.places += answer.filter { !$0.isCoarsened }.count
             let a = answer.map(show)
             let b = try await model.groups(for: query).map(show)
-            #expect(a == b, "\(when): centre \(query.centre), messages \(shape.messages), cluster \(String(describing: shape.cluster))")
+            #expect(a == b, "\(when): centre \(query.centre), shape \(shape)")
             if !a.isEmpty { nonEmpty += 1 }
         }
-        #expect(nonEmpty >= 8, "\(when): the queries must see groups")
+        #expect(nonEmpty >= 12, "\(when): the queries must see groups")
         return seen
+    }
+
+    /// Places in `count` cells of the model's grid, 12 km and more north-east of the
+    /// queries: the model walks rings of cells only when more cells hold places than its box
+    /// spans (otherwise it looks at every filled cell).
+    static func fillFarCells(_ f: AppFixture, _ count: Int, devicesFrom n: Int) async throws {
+        for i in 0..<count { try await checkIn(f, n + i, 44.60 + Double(i) * 0.0025, 11.50) }
     }
 
     static func checkIn(_ f: AppFixture, _ n: Int, _ lat: Double, _ lon: Double, message: String? = nil) async throws {
@@ -75,6 +88,7 @@ import Testing
                 spots.append(spot)
                 try await Self.checkIn(f, n, spot.0, spot.1, message: n % 5 == 0 ? "hello \(n)" : nil)
             }
+            try await Self.fillFarCells(f, 120, devicesFrom: 1000)
             // As the original shows places (k = 1), and with groups under 3 merged per cell:
             // the model keeps published entries, so both kinds of entry must stay right.
             let services = f.deps.groups
@@ -138,6 +152,29 @@ import Testing
             try await Task.sleep(for: Self.period + .milliseconds(30))
             #expect(try await people(direct) == [1, 2])
             #expect(try await people(model) == [1, 2], "the late commit must reach the model")
+        }
+    }
+
+    /// The model walks its grid ring by ring and stops once `limit` entries are nearer than
+    /// anything beyond: the nearest place can lie in the next cell while a farther one shares
+    /// the centre's cell. (Grid cells are 0.002°: about 222 m × 159 m here; the centre is in
+    /// the middle of one, 80 m from its east side.)
+    @Test func theNearestCanLieInTheNextCell() async throws {
+        try await AppFixture.run { f in
+            try await Self.checkIn(f, 1, 44.4921, 11.3422)   // same cell, ~120 m south-west
+            try await Self.checkIn(f, 2, 44.4930, 11.34403)  // next cell east, ~82 m
+            try await Self.fillFarCells(f, 40, devicesFrom: 1000)
+            let direct = f.deps.groups
+            let privacy = PrivacyPolicy(k: 1, noiseKey: 0x5EED)
+            let model = GroupService(places: direct.places, messages: direct.messages, privacy: privacy, cachePeriod: Self.period)
+            let plain = GroupService(places: direct.places, messages: direct.messages, privacy: privacy)
+            var query = GroupQuery(centre: Coordinate(latitude: 44.4930, longitude: 11.3430))
+            query.radius = 200
+            query.limit = 1
+            try await Task.sleep(for: Self.period + .milliseconds(30))
+            let expected = try await plain.groups(for: query)
+            #expect(expected.count == 1 && abs(expected[0].distance - 82) < 10, "\(expected.map(\.distance))")
+            #expect(try await model.groups(for: query).map(Self.show) == expected.map(Self.show))
         }
     }
 }

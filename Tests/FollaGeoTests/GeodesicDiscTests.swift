@@ -76,4 +76,55 @@ import Testing
             }
         }
     }
+
+    /// A box's bound is never above the exact distance of a point in it, and "beyond the
+    /// radius" (infinity) only when the point is: the groups read model skips whole cells of
+    /// its grid with it.
+    @Test func aBoxBoundIsBelowEveryPointInIt() async {
+        await propertyCheck(
+            count: 3_000,
+            input: Gen.double(in: -80...80), Gen.double(in: -170...170), Gen.double(in: 15...20_000),
+            Gen.double(in: -0.3...0.3), Gen.double(in: -0.3...0.3), Gen.double(in: 0...0.05), Gen.double(in: 0...1)
+        ) { lat, lon, radius, south, west, size, fraction in
+            let centre = Coordinate(latitude: lat, longitude: lon)
+            let disc = GeodesicDisc(centre: centre, radius: radius)
+            let latitudes = (lat + south)...(lat + south + size), longitudes = (lon + west)...(lon + west + size * 1.4)
+            let bound = disc.distanceLowerBound(toLatitudes: latitudes, longitudes: longitudes)
+            // The box's corners and a point inside it, the clamped nearest point among them.
+            let inside = Coordinate(latitude: latitudes.lowerBound + size * fraction, longitude: longitudes.upperBound - size * 1.4 * fraction)
+            let nearest = Coordinate(latitude: min(max(lat, latitudes.lowerBound), latitudes.upperBound),
+                                     longitude: min(max(lon, longitudes.lowerBound), longitudes.upperBound))
+            for point in [inside, nearest, Coordinate(latitude: latitudes.lowerBound, longitude: longitudes.lowerBound)] {
+                let exact = geodesic.distance(from: centre, to: point)
+                if bound.isFinite {
+                    #expect(exact >= bound, "\(point): \(exact) m below the box's bound \(bound)")
+                } else {
+                    #expect(exact > radius, "\(point): \(exact) m within \(radius) but the box was ruled out")
+                }
+            }
+        }
+    }
+
+    /// Outside a box that holds the centre, no point is nearer than the bound (or within the
+    /// radius when it is infinity): the read model stops walking rings of cells with it.
+    @Test func nothingOutsideABoxIsNearerThanItsBound() async {
+        await propertyCheck(
+            count: 3_000,
+            input: Gen.double(in: -80...80), Gen.double(in: -170...170), Gen.double(in: 15...20_000),
+            Gen.double(in: 0...0.05), Gen.double(in: 0...0.05), Gen.double(in: 0..<360), Gen.double(in: 0...30_000)
+        ) { lat, lon, radius, south, north, bearing, distance in
+            let centre = Coordinate(latitude: lat, longitude: lon)
+            let disc = GeodesicDisc(centre: centre, radius: radius)
+            let latitudes = (lat - south)...(lat + north), longitudes = (lon - north * 1.4)...(lon + south * 1.4)
+            let bound = disc.distanceLowerBound(outsideLatitudes: latitudes, longitudes: longitudes)
+            let point = geodesic.destination(from: centre, bearing: bearing, distance: distance)
+            guard !(latitudes.contains(point.latitude) && longitudes.contains(point.longitude)) else { return }
+            let exact = geodesic.distance(from: centre, to: point)
+            if bound.isFinite {
+                #expect(exact >= bound, "\(point): \(exact) m below the bound \(bound) outside the box")
+            } else {
+                #expect(exact > radius, "\(point): \(exact) m within \(radius) but everything outside was ruled out")
+            }
+        }
+    }
 }

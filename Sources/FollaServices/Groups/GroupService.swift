@@ -23,7 +23,7 @@ public struct GroupService: Sendable {
     /// The groups around the query's centre, with their latest messages when asked.
     public func groups(for query: GroupQuery) async throws -> [Group] {
         let clustered = query.clusterEpsilon != nil
-        let nearby = try await nearby.read(around: query.centre, radius: query.radius, messagesByPlace: clustered && query.messages > 0)
+        let nearby = try await nearby.read(for: query, messagesByPlace: clustered && query.messages > 0)
         let assembler = GroupAssembler(query: query, privacy: privacy)
         var groups: [Group]
         switch nearby.found {

@@ -17,7 +17,8 @@ struct NearbyPlaces: Sendable {
             case ready([ReadyGroup])
         }
 
-        /// Every published entry within the radius (and possibly more).
+        /// Every published entry within the radius (and possibly more), or for a query ordered by
+        /// distance without clusters, enough of the nearest (`PublishedPlaces.around`).
         var found: Found
         /// The newest visible messages of the places behind `entries` that have any, newest
         /// first, up to the most a query may inline; nil when not read with the places.
@@ -37,14 +38,17 @@ struct NearbyPlaces: Sendable {
         model = period > .zero ? PlacesReadModel(changes: PlaceChanges(places: reads), privacy: privacy, period: period) : nil
     }
 
-    /// The entries within `radius` of `centre` (and possibly more).
-    /// - Parameter messagesByPlace: whether the read model should hand on each place's messages.
-    func read(around centre: Coordinate, radius: Double, messagesByPlace: Bool) async throws -> Snapshot {
-        if let model, let snapshot = try await model.read(around: centre, radius: radius, messagesByPlace: messagesByPlace) {
+    /// The entries a query may answer: every entry within its radius (and possibly more), or
+    /// from the read model, ordered by distance, enough of the nearest.
+    /// - Parameters:
+    ///   - query: its centre, radius, order, limit and people filter.
+    ///   - messagesByPlace: whether the read model should hand on each place's messages.
+    func read(for query: GroupQuery, messagesByPlace: Bool) async throws -> Snapshot {
+        if let model, let snapshot = try await model.read(for: query, messagesByPlace: messagesByPlace) {
             return snapshot
         }
         // Live places by anchor: a cell's entry shows at its centre, up to a cell from them.
-        let places = try await reads.nearby(centre, radius: radius + privacy.selectionMargin)
+        let places = try await reads.nearby(query.centre, radius: query.radius + privacy.selectionMargin)
         return Snapshot(found: .entries(privacy.publish(places)), messages: nil)
     }
 }

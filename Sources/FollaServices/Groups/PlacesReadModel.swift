@@ -57,8 +57,10 @@ final class PlacesReadModel: Sendable {
     /// `PublishedPlaces.around`); nil when the box comes within a degree of a pole or crosses
     /// the antimeridian, or when the model cannot be refreshed (the caller reads the database
     /// then).
-    /// - Parameter messagesByPlace: whether to hand on each place's messages too.
-    func read(around centre: Coordinate, radius: Double, messagesByPlace: Bool) async throws -> NearbyPlaces.Snapshot? {
+    /// - Parameters:
+    ///   - query: what is asked (`PublishedPlaces.around` walks only as far as it needs).
+    ///   - messagesByPlace: whether to hand on each place's messages too.
+    func read(for query: GroupQuery, messagesByPlace: Bool) async throws -> NearbyPlaces.Snapshot? {
         do {
             try await fresh()
         } catch {
@@ -66,7 +68,7 @@ final class PlacesReadModel: Sendable {
             changes.places.logger.debug("groups read model refresh failed", metadata: ["error": "\(error)"])
             return nil
         }
-        return state.withLock { $0.places.around(centre, radius: radius, messagesByPlace: messagesByPlace) }
+        return state.withLock { $0.places.around(query, messagesByPlace: messagesByPlace) }
     }
 
     /// Waits for a refresh when the model is older than `period`; starts one in the

@@ -15,7 +15,7 @@ import Foundation
 struct PublishedPlaces {
     /// A square of the grid the entries are filed under by published position: `degrees` of
     /// latitude and of longitude (about 220 m × 160 m at Bologna's latitude).
-    private struct Cell: Hashable {
+    struct Cell: Hashable {
         static let degrees = 0.002
         var row: Int32
         var column: Int32
@@ -29,10 +29,40 @@ struct PublishedPlaces {
             self.row = row
             self.column = column
         }
+
+        /// The latitudes and longitudes of the cells from `self` to `other` (included).
+        func span(to other: Cell) -> (latitudes: ClosedRange<Double>, longitudes: ClosedRange<Double>) {
+            (Double(row) * Self.degrees...Double(other.row + 1) * Self.degrees,
+             Double(column) * Self.degrees...Double(other.column + 1) * Self.degrees)
+        }
+    }
+
+    /// One cell's entries, in no order: a read walks the array, a change finds its key by a
+    /// linear search (a cell holds tens of entries, and reads far outnumber changes).
+    struct Shown {
+        private(set) var keys: [PublishedKey] = []
+        private(set) var groups: [ReadyGroup] = []
+
+        var isEmpty: Bool { keys.isEmpty }
+
+        mutating func set(_ key: PublishedKey, _ group: ReadyGroup) {
+            if let i = keys.firstIndex(of: key) { groups[i] = group } else {
+                keys.append(key)
+                groups.append(group)
+            }
+        }
+
+        mutating func remove(_ key: PublishedKey) {
+            guard let i = keys.firstIndex(of: key) else { return }
+            keys.swapAt(i, keys.count - 1)
+            keys.removeLast()
+            groups.swapAt(i, groups.count - 1)
+            groups.removeLast()
+        }
     }
 
     /// A live place and its newest visible messages (nil when none).
-    private struct Live {
+    struct Live {
         var place: LivePlace
         var messages: [Message]?
     }
@@ -40,11 +70,11 @@ struct PublishedPlaces {
     let privacy: PrivacyPolicy
     /// How many messages each ready group carries: the most a query may inline.
     let messages: Int
-    private var live: [Int64: Live] = [:]
+    private(set) var live: [Int64: Live] = [:]
     /// The small places of each cell key.
     private var small: [PublishedKey: Set<Int64>] = [:]
     /// The entries filed by cell: a read walks its cells and hashes nothing per entry.
-    private var cells: [Cell: [PublishedKey: ReadyGroup]] = [:]
+    private(set) var cells: [Cell: Shown] = [:]
     private var filed: [PublishedKey: Cell] = [:]
 
     /// - Parameters:
@@ -87,7 +117,7 @@ struct PublishedPlaces {
     /// Publishes one key again from the live places it stands for (or drops its entry).
     private mutating func republish(_ key: PublishedKey) {
         if let cell = filed.removeValue(forKey: key) {
-            cells[cell]?[key] = nil
+            cells[cell]?.remove(key)
             if cells[cell]?.isEmpty == true { cells[cell] = nil }
         }
         let places: [LivePlace]
@@ -103,52 +133,6 @@ struct PublishedPlaces {
         let single = GroupAssembler.single(entry, privacy: privacy).inlining(messages, of: { live[$0]?.messages }, privacy: privacy)
         let cell = Cell(entry.position)
         filed[key] = cell
-        cells[cell, default: [:]][key] = ReadyGroup(entry: entry, group: single)
-    }
-
-    /// The entries within `radius` metres of `centre`, and those within about 5 % more (what
-    /// a `GeodesicDisc` cannot rule out; the assembler keeps what lies within its radius),
-    /// each with its own group; nil when the box comes within a degree of a pole or crosses
-    /// the antimeridian.
-    /// - Parameter messagesByPlace: whether to hand on each place's messages too (clustered
-    ///   groups merge them their own way).
-    func around(_ centre: Coordinate, radius: Double, messagesByPlace: Bool) -> NearbyPlaces.Snapshot? {
-        let metresPerDegree = 111_320.0
-        let dLat = radius / metresPerDegree + Cell.degrees
-        // Near a pole the longitude scale below is unreliable.
-        guard abs(centre.latitude) + dLat < 89 else { return nil }
-        let dLon = radius / (metresPerDegree * cos((abs(centre.latitude) + dLat) * .pi / 180)) + Cell.degrees
-        guard abs(centre.longitude) + dLon < 180 else { return nil }
-        let low = Cell(Coordinate(latitude: centre.latitude - dLat, longitude: centre.longitude - dLon))
-        let high = Cell(Coordinate(latitude: centre.latitude + dLat, longitude: centre.longitude + dLon))
-        let cellCount = (Int(high.row) - Int(low.row) + 1) * (Int(high.column) - Int(low.column) + 1)
-        let disc = GeodesicDisc(centre: centre, radius: radius)
-        var ready: [ReadyGroup] = []
-        var perPlace: [Int64: [Message]]? = messagesByPlace ? [:] : nil
-        func take(_ shown: [PublishedKey: ReadyGroup]) {
-            for r in shown.values {
-                // The cells' box is several times the circle's area; what is clearly outside
-                // is not handed on (every later step costs per entry).
-                guard disc.mayContain(r.entry.position) else { continue }
-                ready.append(r)
-                if messagesByPlace, r.entry.messageCount > 0 {
-                    for id in r.entry.sources { perPlace?[id] = live[id]?.messages }
-                }
-            }
-        }
-        if cellCount > cells.count {
-            // A box wider than the filled cells: look at every filled cell instead.
-            for (cell, shown) in cells
-            where (low.row...high.row).contains(cell.row) && (low.column...high.column).contains(cell.column) {
-                take(shown)
-            }
-        } else {
-            for row in low.row...high.row {
-                for column in low.column...high.column {
-                    if let shown = cells[Cell(row: row, column: column)] { take(shown) }
-                }
-            }
-        }
-        return NearbyPlaces.Snapshot(found: .ready(ready), messages: perPlace)
+        cells[cell, default: Shown()].set(key, ReadyGroup(entry: entry, group: single))
     }
 }
