@@ -37,6 +37,27 @@ import Testing
         try expectSame(writer: GroupsGeoJSON.encode(document), G.featureCollection)
     }
 
+    /// A ready group's copies render their shared members once (`EncodingMemo`): every copy,
+    /// whatever its distance, bearing and messages shown, must render as the same group
+    /// without a memo, as JSON and as GeoJSON, in any order.
+    @Test func readyGroupCopiesRenderAsFreshGroups() throws {
+        for ready in [F.g1, F.g2, F.g3] {
+            let memo = EncodingMemo()
+            for (distance, bearing, shown) in [(12.5, 10.0, 2), (80.25, 200.0, 1), (12.5, 10.0, 0), (99.0, 359.5, 2), (7.0, 1.0, 1)] {
+                var plain = ready
+                plain.distance = distance
+                plain.bearing = bearing
+                plain.messages = Array(ready.messages.prefix(shown))
+                var copy = plain
+                copy.encodings = memo
+                let fresh = GroupsDocument(query: F.query, groups: [plain, F.g2])
+                let copied = GroupsDocument(query: F.query, groups: [copy, F.g2])
+                #expect(GroupsJSON.document(copied) == GroupsJSON.document(fresh), "\(distance), \(shown) messages")
+                #expect(GroupsGeoJSON.encode(copied) == GroupsGeoJSON.encode(fresh), "\(distance), \(shown) messages")
+            }
+        }
+    }
+
     @Test func checkIns() throws {
         var noMessage = F.result
         noMessage.messageID = nil

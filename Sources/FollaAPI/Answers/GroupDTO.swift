@@ -22,6 +22,8 @@ package struct GroupDTO: Encodable, Sendable {
     package var placeIds: [Int64]
     /// [[lon, lat], …] as in GeoJSON, closed.
     package var hull: [[Double]]?
+    /// The group's shared encodings when it is a ready group's copy (`Group.encodings`).
+    package var encodings: EncodingMemo?
 
     package init(_ g: Group) {
         id = g.id
@@ -37,6 +39,7 @@ package struct GroupDTO: Encodable, Sendable {
         messages = g.messages.map(MessageDTO.init)
         placeIds = g.memberPlaceIDs
         hull = g.hull?.map { [Self.round($0.longitude, 1e7), Self.round($0.latitude, 1e7)] }
+        encodings = g.encodings
     }
 
     package static func round(_ v: Double, _ scale: Double) -> Double { (v * scale).rounded() / scale }

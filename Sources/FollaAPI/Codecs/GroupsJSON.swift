@@ -29,28 +29,40 @@ package enum GroupsJSON {
             o.member("bearing_deg") { $0.number(g.bearingDeg) }
             o.member("coarsened") { $0.bool(g.coarsened) }
             o.member("distance_m") { $0.number(g.distanceM) }
-            if includeHull {
-                o.member("hull") { w in
-                    if let hull = g.hull { ring(hull, &w) } else { w.null() }
-                }
+            // A ready group's other members are the same in every answer that shows as many
+            // of its messages: rendered once (EncodingMemo says why).
+            if let memo = g.encodings {
+                let variant = g.messages.count * 2 + (includeHull ? 1 : 0)
+                o.members(memo.encoding(variant) { JSONWriter.members { shared(g, &$0, includeHull: includeHull) } })
+            } else {
+                shared(g, &o, includeHull: includeHull)
             }
-            o.member("id") { $0.integer(orNull: g.id) }
-            o.member("last_activity") { $0.date(g.lastActivity) }
-            o.member("lat") { $0.number(g.lat) }
-            o.member("lon") { $0.number(g.lon) }
-            o.member("message_count") { $0.integer(g.messageCount) }
-            o.member("messages") { w in w.array(g.messages) { w, m in
-                w.object { mo in
-                    mo.member("created_at") { $0.date(m.createdAt) }
-                    mo.member("id") { $0.integer(m.id) }
-                    mo.member("place_id") { $0.integer(orNull: m.placeId) }
-                    mo.member("text") { $0.string(m.text) }
-                }
-            } }
-            o.member("people") { $0.integer(g.people) }
-            o.member("place_ids") { w in w.array(g.placeIds) { w, id in w.integer(id) } }
-            o.member("stats") { StatsJSON.write(g.stats, &$0) }
         }
+    }
+
+    /// The members after `distance_m`: all but the asker's distance and bearing.
+    private static func shared(_ g: GroupDTO, _ o: inout JSONWriter.ObjectWriter, includeHull: Bool) {
+        if includeHull {
+            o.member("hull") { w in
+                if let hull = g.hull { ring(hull, &w) } else { w.null() }
+            }
+        }
+        o.member("id") { $0.integer(orNull: g.id) }
+        o.member("last_activity") { $0.date(g.lastActivity) }
+        o.member("lat") { $0.number(g.lat) }
+        o.member("lon") { $0.number(g.lon) }
+        o.member("message_count") { $0.integer(g.messageCount) }
+        o.member("messages") { w in w.array(g.messages) { w, m in
+            w.object { mo in
+                mo.member("created_at") { $0.date(m.createdAt) }
+                mo.member("id") { $0.integer(m.id) }
+                mo.member("place_id") { $0.integer(orNull: m.placeId) }
+                mo.member("text") { $0.string(m.text) }
+            }
+        } }
+        o.member("people") { $0.integer(g.people) }
+        o.member("place_ids") { w in w.array(g.placeIds) { w, id in w.integer(id) } }
+        o.member("stats") { StatsJSON.write(g.stats, &$0) }
     }
 
     static func ring(_ points: [[Double]], _ w: inout JSONWriter) {

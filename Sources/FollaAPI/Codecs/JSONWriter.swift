@@ -164,6 +164,14 @@ package struct JSONWriter {
         self = o.writer
     }
 
+    /// An object's members without the braces around them, for `ObjectWriter.members` to
+    /// copy into objects later.
+    static func members(capacity: Int = 512, _ body: (inout ObjectWriter) -> Void) -> [UInt8] {
+        var w = JSONWriter(capacity: capacity)
+        w.object(body)
+        return Array(w.bytes[1..<(w.bytes.count - 1)])
+    }
+
     private mutating func append(_ s: String) {
         var s = s
         s.withUTF8 { bytes.append(contentsOf: $0) }
@@ -180,6 +188,14 @@ package struct JSONWriter {
             first = false
             writer.key(key)
             value(&writer)
+        }
+
+        /// Members written earlier by `JSONWriter.members`, copied as they are.
+        mutating func members(_ written: [UInt8]) {
+            guard !written.isEmpty else { return }
+            if !first { writer.bytes.append(UInt8(ascii: ",")) }
+            first = false
+            writer.bytes.append(contentsOf: written)
         }
 
         /// A member whose key may need escaping (one not written in our source).

@@ -23,6 +23,10 @@ public struct Group: Sendable, Equatable {
     public var sources: [Int64]
     /// Closed ring, for clusters (nil for single places and for small groups).
     public var hull: [Coordinate]?
+    /// Set on a group kept ready to copy (the groups read model's): what the answers that
+    /// copy it share. Whatever changes a copy but for its distance, bearing or a cut of its
+    /// messages must drop it.
+    public var encodings: EncodingMemo?
 
     public init(id: Int64?, position: Coordinate, isCoarsened: Bool, distance: Double, bearing: Double, people: Int,
                 stats: PublishedStats?, lastActivity: Date, messageCount: Int, messages: [Message], memberPlaceIDs: [Int64],

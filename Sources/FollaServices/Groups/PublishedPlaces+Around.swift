@@ -41,16 +41,16 @@ extension PublishedPlaces {
             let nearestPoint = disc.distanceLowerBound(toLatitudes: span.latitudes, longitudes: span.longitudes)
             guard nearestPoint <= radius, nearestPoint <= nearest?.cut ?? .infinity else { return }
             for r in shown.groups {
-                let entry = r.entry
+                // (r.entry each time: a local copy of the entry costs a retain per array in it.)
                 // The cells' box is several times the circle's area; what is clearly outside
                 // is not handed on (every later step costs per entry).
-                guard disc.mayContain(entry.position) else { continue }
+                guard disc.mayContain(r.entry.position) else { continue }
                 ready.append(r)
-                if let bounds = disc.distanceBounds(to: entry.position), query.admits(people: entry.people) {
+                if let bounds = disc.distanceBounds(to: r.entry.position), query.admits(people: r.entry.people) {
                     nearest?.offer(bounds.upperBound)
                 }
-                if messagesByPlace, entry.messageCount > 0 {
-                    for id in entry.sources { perPlace?[id] = live[id]?.messages }
+                if messagesByPlace, r.entry.messageCount > 0 {
+                    for id in r.entry.sources { perPlace?[id] = live[id]?.messages }
                 }
             }
         }

@@ -11,6 +11,9 @@ final class ReadyGroup: Sendable {
 
     init(entry: PublishedPlace, group: Group) {
         self.entry = entry
+        var group = group
+        // Answers copy it and change only its distance, bearing and messages shown.
+        group.encodings = EncodingMemo()
         self.group = group
     }
 }
