@@ -11,9 +11,14 @@ import Synchronization
 /// a cut of its messages (`Group.encodings`); readers key each encoding by what else it
 /// depends on (format, messages shown).
 public final class EncodingMemo: Sendable, Equatable {
+    /// The most bytes one memo keeps: askers choose the variants (up to 10 messages of 280
+    /// characters each, as JSON or GeoJSON), and a sweep over a city must not pin hundreds of
+    /// kilobytes per group. Past it, encodings are made for each answer as before.
+    public static let budget = 8_192
+
     /// By variant: readers number their variants from 0 (an array, not a dictionary: hashing
-    /// the key was half of a lookup's cost).
-    private let encodings = Mutex<[[UInt8]?]>([])
+    /// the key was half of a lookup's cost); and the bytes kept.
+    private let encodings = Mutex<(kept: [[UInt8]?], bytes: Int)>(([], 0))
 
     public init() {}
 
@@ -23,11 +28,13 @@ public final class EncodingMemo: Sendable, Equatable {
     ///     (small numbers from 0).
     ///   - make: encodes the group (outside the lock: two first answers may both make it).
     public func encoding(_ variant: Int, make: () -> [UInt8]) -> [UInt8] {
-        if let known = encodings.withLock({ variant < $0.count ? $0[variant] : nil }) { return known }
+        if let known = encodings.withLock({ variant < $0.kept.count ? $0.kept[variant] : nil }) { return known }
         let made = make()
         encodings.withLock {
-            if variant >= $0.count { $0.append(contentsOf: repeatElement(nil, count: variant + 1 - $0.count)) }
-            $0[variant] = made
+            guard $0.bytes + made.count <= Self.budget else { return }
+            if variant >= $0.kept.count { $0.kept.append(contentsOf: repeatElement(nil, count: variant + 1 - $0.kept.count)) }
+            if $0.kept[variant] == nil { $0.bytes += made.count }
+            $0.kept[variant] = made
         }
         return made
     }
