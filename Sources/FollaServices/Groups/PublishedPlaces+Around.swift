@@ -36,17 +36,19 @@ extension PublishedPlaces {
         var perPlace: [Int64: [Message]]? = messagesByPlace ? [:] : nil
 
         func take(_ cell: Cell, _ shown: Shown) {
-            // A cell wholly beyond the radius, or beyond `limit` nearer entries, adds nothing.
+            // A cell wholly beyond the radius (infinity), or beyond `limit` nearer entries, adds nothing.
             let span = cell.span(to: cell)
             let nearestPoint = disc.distanceLowerBound(toLatitudes: span.latitudes, longitudes: span.longitudes)
-            guard nearestPoint <= radius, nearestPoint <= nearest?.cut ?? .infinity else { return }
+            guard nearestPoint <= min(radius, nearest?.cut ?? .infinity) else { return }
             for r in shown.groups {
                 // (r.entry each time: a local copy of the entry costs a retain per array in it.)
                 // The cells' box is several times the circle's area; what is clearly outside
                 // is not handed on (every later step costs per entry).
                 guard disc.mayContain(r.entry.position) else { continue }
                 ready.append(r)
-                if let bounds = disc.distanceBounds(to: r.entry.position), query.admits(people: r.entry.people) {
+                // Bounds only when the walk may stop early (ordered by people, or clustered, it
+                // takes every entry in range: no geodesic work per entry here).
+                if nearest != nil, query.admits(people: r.entry.people), let bounds = disc.distanceBounds(to: r.entry.position) {
                     nearest?.offer(bounds.upperBound)
                 }
                 if messagesByPlace, r.entry.messageCount > 0 {
