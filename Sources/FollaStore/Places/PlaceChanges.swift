@@ -2,7 +2,8 @@ import FollaCore
 import Logging
 import PostgresNIO
 
-/// The places changed since a horizon (SQL/0014's cursor), for an in-process read model.
+/// The places changed since a horizon (SQL/0014's cursor, kept in `place_touch` since 0016),
+/// for an in-process read model.
 public struct PlaceChanges: Sendable {
     /// One look at the database.
     public struct Delta: Sendable {
@@ -60,8 +61,7 @@ public struct PlaceChanges: Sendable {
     static func sql(since: Int64?) -> PostgresQuery {
         let changed = since.map {
             """
-            SELECT id FROM place WHERE changed >= \($0)::text::xid8
-            UNION SELECT place_id FROM place_touch WHERE changed >= \($0)::text::xid8
+            SELECT DISTINCT place_id AS id FROM place_touch WHERE changed >= \($0)::text::xid8
             """
         } ?? "SELECT id FROM place WHERE counted > 0"
         return """

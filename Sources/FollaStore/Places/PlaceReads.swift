@@ -5,8 +5,8 @@ import PostgresNIO
 
 /// The read side of places: live places near a point, one place, latest messages.
 ///
-/// Searches are `ST_DWithin` on geography against the partial GiST index of live places
-/// (`place_live_anchor`), so their cost follows the places near the point, not the table.
+/// Searches are `ST_DWithin` on geography against the GiST index of anchors (`place_anchor`:
+/// only live places have one), so their cost follows the places near the point, not the table.
 /// Every read goes to `reads`: the replica when there is one.
 public struct PlaceReads: Sendable {
     public let reads: ReadDatabase

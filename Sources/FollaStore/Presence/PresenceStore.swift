@@ -75,7 +75,7 @@ public struct PresenceStore: Sendable {
     }
 
     /// Deletes messages past `messageRetention`, emptied places nothing points to, and spent
-    /// budget windows; returns how many rows went. Also drops old message touches
+    /// budget windows; returns how many rows went. Also drops old place touches
     /// (`PlaceChanges.purgeSQL`), not counted.
     @discardableResult
     public func retire(at now: Date, messageRetention: TimeInterval, budgetWindow: TimeInterval, batchSize: Int = 1000) async throws -> Int {
