@@ -35,13 +35,26 @@ extension PostgresClient {
     /// (up to three times): group-committed check-ins lock many rows per transaction, and a
     /// check-out or a sweep that meets them in the opposite order is one side of a deadlock.
     public func committed(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
+        try await committed(logger: logger) { connection in try await connection.query(query, logger: logger).collect() }
+    }
+
+    /// `committed(_:logger:)` for a prepared statement (prepared once per connection), its
+    /// rows decoded by the statement.
+    public func committed<Statement: PostgresPreparedStatement>(_ statement: Statement, logger: Logger) async throws -> [Statement.Row]
+    where Statement.Row: Sendable {
+        try await committed(logger: logger) { connection in
+            var rows: [Statement.Row] = []
+            for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+            return rows
+        }
+    }
+
+    private func committed<T: Sendable>(logger: Logger, _ body: (PostgresConnection) async throws -> T) async throws -> T {
         var attempt = 0
         while true {
             attempt += 1
             do {
-                return try await withTransaction(logger: logger) { connection in
-                    try await connection.query(query, logger: logger).collect()
-                }
+                return try await withTransaction(logger: logger) { connection in try await body(connection) }
             } catch where attempt < 3 && PSQLError.isRolledBackWhole(error) {
                 logger.debug("transaction rolled back by a deadlock; running it again", metadata: ["attempt": "\(attempt)"])
             }
