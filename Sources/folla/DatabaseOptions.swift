@@ -70,10 +70,13 @@ struct DatabaseOptions: ParsableArguments {
     }
 
     /// The command's logger; with `--log-format json`, every logger of the process (the
-    /// libraries' too) writes JSON lines.
+    /// libraries' too) writes JSON lines, otherwise swift-log's text lines
+    /// (`DeferredMetadataLogHandler`).
     func makeLogger(_ label: String) -> Logger {
         if (logFormat ?? env("FOLLA_LOG_FORMAT")) == "json" {
             LoggingBootstrap.once { LoggingSystem.bootstrap { label in JSONLogHandler(label: label) } }
+        } else {
+            LoggingBootstrap.once { LoggingSystem.bootstrap { label in DeferredMetadataLogHandler(label: label) } }
         }
         var logger = Logger(label: label)
         logger.logLevel = (logLevel ?? env("FOLLA_LOG_LEVEL")).flatMap(Logger.Level.init(rawValue:)) ?? .info
