@@ -46,3 +46,40 @@ import Testing
         return b
     }
 }
+
+/// Touches outlive the transactions that wrote them (SQL/0017): the sweeper's purge goes by
+/// the oldest transaction running at an earlier sweep, not by when a touch was written, so
+/// a transaction that commits after the retention still reaches the read models.
+@Suite struct PlaceTouchTests {
+    @Test func aLongTransactionsTouchOutlivesItsCommit() async throws {
+        try await PresenceFixture.run(maxConnections: 4) { f in
+            let logger = TestCluster.logger
+            // With no retention: what may go is bounded only by the marks of earlier sweeps.
+            let purge = {
+                _ = try await f.client.query(PlaceChanges.purgeSQL(retention: .zero), logger: logger).collect()
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            _ = try await f.client.query(PostgresQuery(unsafeSQL: PlaceRowTests.checkIn, binds: PlaceRowTests.binds(device: 0)),
+                                         logger: logger).collect()
+            let xid = try await f.client.withConnection { c in
+                _ = try await c.query("BEGIN", logger: logger).collect()
+                _ = try await c.query(PostgresQuery(unsafeSQL: PlaceRowTests.checkIn, binds: PlaceRowTests.binds(device: 1)),
+                                      logger: logger).collect()
+                let xid = try await c.query("SELECT pg_current_xact_id()::text", logger: logger).collect()[0].decode(String.self)
+                // Sweeps while the transaction runs (its touch written long "ago").
+                try await purge()
+                try await purge()
+                _ = try await c.query("COMMIT", logger: logger).collect()
+                return xid
+            }
+            let touches = "SELECT count(*)::int FROM place_touch WHERE changed = '\(xid)'::xid8"
+            let count = { try await f.client.query(PostgresQuery(unsafeSQL: touches), logger: logger).collect()[0].decode(Int.self) }
+            try await purge()
+            #expect(try await count() == 1, "a touch committed just now stays for the readers")
+            // Once a mark taken after the commit is older than the retention, the touch goes.
+            try await purge()
+            try await purge()
+            #expect(try await count() == 0, "and goes once every reader has had its time")
+        }
+    }
+}

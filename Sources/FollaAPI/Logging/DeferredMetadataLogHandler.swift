@@ -13,7 +13,7 @@ public struct DeferredMetadataLogHandler: LogHandler {
 
     /// - Parameter label: the logger's label, printed on every line.
     public init(label: String) {
-        inner = .standardError(label: label)
+        inner = .standardError(label: label, metadataProvider: nil)
     }
 
     public var logLevel: Logger.Level {
@@ -21,10 +21,9 @@ public struct DeferredMetadataLogHandler: LogHandler {
         set { inner.logLevel = newValue }
     }
 
-    public var metadataProvider: Logger.MetadataProvider? {
-        get { inner.metadataProvider }
-        set { inner.metadataProvider = newValue }
-    }
+    /// Applied here, not by the inner handler: its values rank between the logger's and
+    /// the line's, as in `StreamLogHandler`.
+    public var metadataProvider: Logger.MetadataProvider?
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
@@ -33,8 +32,12 @@ public struct DeferredMetadataLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         var event = event
-        // The line's own metadata wins over the logger's, as in `StreamLogHandler`.
-        event.metadata = metadata.merging(event.metadata ?? [:]) { _, line in line }
+        // Lowest to highest, as `StreamLogHandler` ranks them: the logger's, the provider's,
+        // the line's own.
+        var merged = metadata
+        if let provided = metadataProvider?.get() { merged.merge(provided) { _, provided in provided } }
+        if let line = event.metadata { merged.merge(line) { _, line in line } }
+        event.metadata = merged
         inner.log(event: event)
     }
 }

@@ -18,7 +18,7 @@ public struct PlaceChanges: Sendable {
         public var horizon: Int64
     }
 
-    /// How long message touches are kept (the sweeper drops older ones).
+    /// How long a touch is kept at least after its transaction ended (the sweeper drops older ones).
     public static let touchRetention: Duration = .seconds(300)
     /// A reader whose last look is older than this reads everything again: touches it has
     /// not seen may have been dropped by then (well within `touchRetention`).
@@ -74,8 +74,18 @@ public struct PlaceChanges: Sendable {
             """
     }
 
-    /// Drops the message touches older than `touchRetention` (the sweeper's statement).
-    public static let purgeSQL: PostgresQuery = """
-        DELETE FROM place_touch WHERE at < now() - make_interval(secs => \(Double(touchRetention.components.seconds))::float8)
-        """
+    /// The sweeper's statement: records a mark (the oldest transaction running now), then
+    /// drops the touches of transactions older than the newest mark older than `retention`,
+    /// and the marks older than that one (SQL/0017).
+    /// - Parameter retention: how long a touch outlives its transaction's end at least
+    ///   (`touchRetention`; tests pass less).
+    public static func purgeSQL(retention: Duration = touchRetention) -> PostgresQuery {
+        let seconds = Double(retention.components.seconds) + Double(retention.components.attoseconds) / 1e18
+        return """
+            WITH mark AS (INSERT INTO place_touch_mark DEFAULT VALUES),
+                 cut AS (SELECT max(horizon) AS horizon FROM place_touch_mark WHERE at < now() - make_interval(secs => \(seconds)::float8)),
+                 gone AS (DELETE FROM place_touch WHERE changed < (SELECT horizon FROM cut))
+            DELETE FROM place_touch_mark WHERE horizon < (SELECT horizon FROM cut)
+            """
+    }
 }

@@ -10,7 +10,8 @@ extension PresenceStore {
         public var idleBackends: Int
     }
 
-    /// One read of ``LiveCounts`` (index scans of the live places and devices; the sweeper
+    /// One read of ``LiveCounts`` (a scan of the place table, counter columns being
+    /// unindexed since SQL/0016, and an index scan of the devices in places; the sweeper
     /// takes it after every sweep).
     public func liveCounts() async throws -> LiveCounts {
         let rows = try await pool.client.query("""

@@ -82,7 +82,7 @@ public struct PresenceStore: Sendable {
         let retired = try await drain(batchSize) {
             "SELECT folla_retire(\(now)::timestamptz, \(messageRetention)::float8, \(budgetWindow)::float8, \($0)::integer)"
         }
-        _ = try await client.query(PlaceChanges.purgeSQL, logger: logger).collect()
+        _ = try await client.query(PlaceChanges.purgeSQL(), logger: logger).collect()
         return retired
     }
 
