@@ -23,7 +23,7 @@ struct AccessLogMiddleware<Context: RequestContext & RemoteAddressRequestContext
             "method": .string(request.method.rawValue),
             "route": .string(context.endpointPath ?? "(no route)"),
             "status": .stringConvertible(response.status.code),
-            "ms": .string(String(format: "%.2f", Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)),
+            "ms": .string(String(format: "%.2f", elapsed / .milliseconds(1))),
         ]
         if includeClientAddress, let address = context.remoteAddress?.ipAddress {
             metadata["client"] = .string(address)

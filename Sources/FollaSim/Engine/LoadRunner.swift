@@ -75,6 +75,6 @@ public struct LoadRunner: Sendable {
     }
 
     static func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+        d / .seconds(1)
     }
 }

@@ -80,7 +80,7 @@ public struct PlaceChanges: Sendable {
     /// - Parameter retention: how long a touch outlives its transaction's end at least
     ///   (`touchRetention`; tests pass less).
     public static func purgeSQL(retention: Duration = touchRetention) -> PostgresQuery {
-        let seconds = Double(retention.components.seconds) + Double(retention.components.attoseconds) / 1e18
+        let seconds = retention / .seconds(1)
         return """
             WITH mark AS (INSERT INTO place_touch_mark DEFAULT VALUES),
                  cut AS (SELECT max(horizon) AS horizon FROM place_touch_mark WHERE at < now() - make_interval(secs => \(seconds)::float8)),
