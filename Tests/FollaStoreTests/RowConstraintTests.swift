@@ -25,11 +25,9 @@ import Testing
     func aPlaceRowBreakingOneRuleIsRefused(rule: String, assignment: String) async throws {
         try await PresenceFixture.run(maxConnections: 2) { f in
             let id = try await Self.livePlace(f)
-            let error = await #expect(throws: PSQLError.self, "\(rule)") {
-                try await Self.run(f, "UPDATE place SET \(assignment) WHERE id = \(id)")
-            }
-            #expect(error?.serverInfo?[.sqlState] == "23514", "a check violation")
-            #expect(try await Self.run(f, "SELECT format('%s %s %s %s %s', people, counted, reporters, male, age_sum) FROM place WHERE id = \(id)") == "3 2 1 1 30")
+            try await Self.expectRefused(f, rule, "UPDATE place SET \(assignment) WHERE id = \(id)",
+                                         unchanged: "SELECT format('%s %s %s %s %s', people, counted, reporters, male, age_sum) FROM place WHERE id = \(id)",
+                                         is: "3 2 1 1 30")
         }
     }
 
@@ -54,11 +52,8 @@ import Testing
     func aDeviceRowBreakingOneRuleIsRefused(rule: String, assignment: String) async throws {
         try await PresenceFixture.run(maxConnections: 2) { f in
             try await Self.device(f)
-            let error = await #expect(throws: PSQLError.self, "\(rule)") {
-                try await Self.run(f, "UPDATE device SET \(assignment)")
-            }
-            #expect(error?.serverInfo?[.sqlState] == "23514", "a check violation")
-            #expect(try await Self.run(f, "SELECT format('%s %s %s', age, sex, pings) FROM device") == "30 1 0")
+            try await Self.expectRefused(f, rule, "UPDATE device SET \(assignment)",
+                                         unchanged: "SELECT format('%s %s %s', age, sex, pings) FROM device", is: "30 1 0")
         }
     }
 
@@ -85,6 +80,14 @@ import Testing
             INSERT INTO device (device_key, position, last_seen, first_seen, age, sex)
             VALUES (decode(repeat('ab', 32), 'hex'), ST_MakePoint(11.343, 44.4938)::geography, now(), now(), 30, 1)
             """)
+    }
+
+    /// Expects `update` to fail its CHECK, and the row to read as before.
+    static func expectRefused(_ f: PresenceFixture, _ rule: String, _ update: String, unchanged read: String,
+                              is before: String) async throws {
+        let error = await #expect(throws: PSQLError.self, "\(rule)") { try await run(f, update) }
+        #expect(error?.serverInfo?[.sqlState] == "23514", "a check violation")
+        #expect(try await run(f, read) == before)
     }
 
     /// Runs one statement; its first column of its first row as text, if it answers one.
