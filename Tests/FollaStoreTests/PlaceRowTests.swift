@@ -77,7 +77,7 @@ import Testing
             try await purge()
             #expect(try await count() == 1, "a touch committed just now stays for the readers")
             // Once a mark taken after the commit is older than the retention, the touch goes:
-            // two sweeps on their own, more while another test's transaction in this cluster
+            // at the next sweep alone, later while another test's transaction in this cluster
             // holds the horizon back (the horizon is the cluster's, not the database's).
             let deadline = ContinuousClock.now + .seconds(20)
             repeat { try await purge() } while try await count() > 0 && ContinuousClock.now < deadline

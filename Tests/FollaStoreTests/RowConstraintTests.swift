@@ -11,11 +11,11 @@ import Testing
     static let live = "people = 3, counted = 2, reporters = 1, male = 1, female = 0, age_sum = 30"
 
     @Test(arguments: [
-        ("people >= 0", "people = -1, counted = 0, reporters = 0, male = 0, age_sum = 0"),
-        ("counted >= 0", "counted = -1"),
+        ("people >= 0 (also counted <= people)", "people = -1, counted = 0, reporters = 0, male = 0, age_sum = 0"),
+        ("counted >= 0 (also reporters <= counted)", "counted = -1"),
         ("counted <= people", "counted = 4"),
         ("reporters <= counted", "reporters = 3, male = 3"),
-        ("reporters <= people", "counted = 3, reporters = 4, male = 4"),
+        ("reporters <= people (also reporters <= counted)", "counted = 3, reporters = 4, male = 4"),
         ("reporters >= 0, male >= 0", "reporters = -1, male = -1"),
         ("reporters = male + female", "male = 2"),
         ("female >= 0", "male = 2, female = -1"),
@@ -26,16 +26,18 @@ import Testing
         try await PresenceFixture.run(maxConnections: 2) { f in
             let id = try await Self.livePlace(f)
             try await Self.expectRefused(f, rule, "UPDATE place SET \(assignment) WHERE id = \(id)",
-                                         unchanged: "SELECT format('%s %s %s %s %s', people, counted, reporters, male, age_sum) FROM place WHERE id = \(id)",
-                                         is: "3 2 1 1 30")
+                                         unchanged: "SELECT format('%s %s %s %s %s %s %s', people, counted, reporters, male, female, age_sum, anchor IS NOT NULL) FROM place WHERE id = \(id)",
+                                         is: "3 2 1 1 0 30 t")
         }
     }
 
     @Test func placeRowsWithinTheRulesGoThrough() async throws {
         try await PresenceFixture.run(maxConnections: 2) { f in
             let id = try await Self.livePlace(f)
-            // Two women join, one reporting her age; then everyone leaves and the anchor goes.
+            // Two women join, one reporting her age; the counted leave, two not yet counted
+            // stay; then everyone leaves and the anchor goes.
             try await Self.run(f, "UPDATE place SET people = 5, counted = 4, reporters = 2, female = 1, age_sum = 55 WHERE id = \(id)")
+            try await Self.run(f, "UPDATE place SET people = 2, counted = 0, reporters = 0, male = 0, female = 0, age_sum = 0 WHERE id = \(id)")
             try await Self.run(f, "UPDATE place SET people = 0, counted = 0, reporters = 0, male = 0, female = 0, age_sum = 0, anchor = NULL WHERE id = \(id)")
         }
     }
