@@ -52,6 +52,52 @@ import Testing
         }
     }
 
+    /// The answer's place is the place as the check-in left it, on every path that writes its
+    /// counters (SQL/0019 reads it back from the UPDATE itself): a stay that makes the device
+    /// count, a move between two places, and, for contrast, a quiet stay that writes nothing.
+    @Test func theAnswerShowsThePlaceAsTheCheckInLeftIt() async throws {
+        try await PresenceFixture.run { f in
+            let twoPings = Establishment(after: 0, pings: 2)
+            func ping(_ n: Int, _ at: Coordinate, time: TimeInterval, age: Int? = 30, sex: Sex? = .female) async throws -> CheckInResult {
+                let request = CheckInRequest(device: try DeviceID(udid(n)), position: at,
+                                             demographics: age.flatMap { a in sex.map { Demographics(age: a, sex: $0) } },
+                                             message: nil)
+                return try await f.store.checkIn(request, at: PresenceFixture.start.addingTimeInterval(time), establishment: twoPings)
+            }
+            func row(_ id: Int64) async throws -> [Int] {
+                let rows = try await f.client.query(
+                    "SELECT counted, reporters, age_sum, male, female FROM place WHERE id = \(id)", logger: TestCluster.logger).collect()
+                let (a, b, c, d, e) = try rows[0].decode((Int, Int, Int, Int, Int).self)
+                return [a, b, c, d, e]
+            }
+            func shown(_ r: CheckInResult) -> [Int] {
+                [r.place.stats.people, r.place.stats.reporters, r.place.stats.ageSum, r.place.stats.male, r.place.stats.female]
+            }
+            let first = try await ping(1, bologna, time: 0)
+            #expect(first.outcome == .founded && !first.established && shown(first) == [0, 0, 0, 0, 0])
+            // The second ping, 3 m off: a stay that makes the device count.
+            let counts = try await ping(1, offset(bologna, bearing: 30, metres: 3), time: 10)
+            #expect(counts.outcome == .stayed && counts.established && counts.place.id == first.place.id)
+            #expect(shown(counts) == [1, 1, 30, 0, 1])
+            #expect(try await row(first.place.id) == shown(counts))
+            #expect(abs(counts.place.anchor.latitude - first.place.anchor.latitude) < 1e-12)
+            #expect(abs(counts.distanceToAnchor - 3) < 0.001)
+            // A second device counts 60 m away; the first walks over: a move between two places.
+            let far = offset(bologna, bearing: 90, metres: 60)
+            _ = try await ping(2, far, time: 20, age: 40, sex: .male)
+            let other = try await ping(2, far, time: 30, age: 40, sex: .male)
+            let moved = try await ping(1, offset(far, bearing: 0, metres: 2), time: 40)
+            #expect(moved.outcome == .moved && moved.place.id == other.place.id && moved.previousPlaceID == first.place.id)
+            #expect(shown(moved) == [2, 2, 70, 1, 1])
+            #expect(try await row(other.place.id) == shown(moved))
+            #expect(abs(moved.distanceToAnchor - 2) < 0.001)
+            // A quiet stay writes no counters and still answers the place as it is.
+            let quiet = try await ping(1, offset(far, bearing: 0, metres: 1), time: 45)
+            #expect(quiet.outcome == .stayed && shown(quiet) == shown(moved))
+            #expect(try await f.store.invariantViolations().isEmpty)
+        }
+    }
+
     /// Messages live for the message retention, then go; an emptied place nothing points to
     /// any more goes with them (nothing is kept forever).
     @Test func retentionDeletesOldMessagesAndForgottenPlaces() async throws {
