@@ -98,6 +98,42 @@ import Testing
         }
     }
 
+    /// A check-in that waited for its device's row while another check-in of the same device
+    /// moved it measures the stay from the place the device is in now (SQL/0019 reads the
+    /// row and its place in one statement; the place read with the row is the old one).
+    @Test func aCheckInThatWaitedForItsDeviceStaysWhereTheOtherLeftIt() async throws {
+        try await PresenceFixture.run { f in
+            let logger = TestCluster.logger
+            let far = offset(bologna, bearing: 90, metres: 60)
+            func sql(_ device: String, _ at: Coordinate, _ seconds: Int) -> PostgresQuery {
+                PostgresQuery(unsafeSQL: """
+                    SELECT outcome, place_id FROM folla_check_in(decode(repeat('\(device)', 32), 'hex'), \(at.latitude), \(at.longitude),
+                                                                 NULL, NULL, NULL, now() + make_interval(secs => \(seconds)), 10, 350)
+                    """)
+            }
+            func run(_ c: PostgresConnection, _ q: PostgresQuery) async throws -> (String, Int64) {
+                try await c.query(q, logger: logger).collect()[0].decode((String, Int64).self)
+            }
+            let there = try await f.client.withConnection { first in
+                let (_, old) = try await run(first, sql("ab", bologna, 0))
+                let (_, there) = try await run(first, sql("cd", far, 0))
+                // The device walks to the other place, and its commit waits...
+                _ = try await first.query("BEGIN", logger: logger).collect()
+                let (moved, to) = try await run(first, sql("ab", offset(far, bearing: 0, metres: 1), 20))
+                #expect(moved == "moved" && to == there && to != old)
+                // ...while its next ping, 2 m from there, waits for the device's row.
+                async let next = f.client.withConnection { second in try await run(second, sql("ab", offset(far, bearing: 0, metres: 2), 30)) }
+                try await Task.sleep(for: .milliseconds(300))
+                _ = try await first.query("COMMIT", logger: logger).collect()
+                let (outcome, place) = try await next
+                #expect(outcome == "stayed" && place == there, "\(outcome) at \(place)")
+                return there
+            }
+            #expect(try await f.livePlaces() == [there: 2])
+            #expect(try await f.store.invariantViolations().isEmpty)
+        }
+    }
+
     /// Messages live for the message retention, then go; an emptied place nothing points to
     /// any more goes with them (nothing is kept forever).
     @Test func retentionDeletesOldMessagesAndForgottenPlaces() async throws {

@@ -29,7 +29,7 @@ BEGIN
     -- With the device comes its place's distance from the ping (the stay test of step 2):
     -- one statement where there were two.
     LOOP
-        SELECT dv.*, ST_Distance(p.anchor, pt) AS stay_m INTO d
+        SELECT dv.*, p.id AS stay_place, ST_Distance(p.anchor, pt) AS stay_m INTO d
         FROM device dv LEFT JOIN place p ON p.id = dv.place_id
         WHERE dv.device_key = p_key FOR UPDATE OF dv;
         EXIT WHEN FOUND;
@@ -64,6 +64,11 @@ BEGIN
 
     -- 2. Still within the join radius of its live place: stay.
     IF d.place_id IS NOT NULL THEN
+        -- Another check-in of this device committed while this one waited for its row: the
+        -- row is re-read, the place beside it may be the one it left. Measure the new one.
+        IF d.stay_place IS DISTINCT FROM d.place_id THEN
+            d.stay_m := (SELECT ST_Distance(anchor, pt) FROM place WHERE id = d.place_id);
+        END IF;
         IF d.stay_m <= p_join_radius THEN
             target := d.place_id;
             r.outcome := 'stayed';
