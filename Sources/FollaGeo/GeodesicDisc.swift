@@ -13,7 +13,7 @@ import Foundation
 /// centre's latitude. Its distance is off mostly by the east scale's change across the disc:
 /// relatively about Δφ·tan φ, with Δφ the disc's reach in radians. Each disc is widened by
 /// that error, its own (`relativeError`: a 300 m disc at Bologna's latitude is off by at most
-/// ~1e-5, measured against Karney's inverse, and widened by 6e-5), so that the bounds are
+/// ~1e-5, measured against Karney's inverse, and widened by 5e-5), so that the bounds are
 /// narrow enough to order most groups without measuring them; a wide disc near a pole is
 /// widened by at most `tolerance` (the plane's worst error in its domain, 20 km at 80°, is
 /// 0.4 %). Outside that domain it keeps everything.

@@ -123,8 +123,15 @@ import Testing
                 #expect(moved == "moved" && to == there && to != old)
                 // ...while its next ping, 2 m from there, waits for the device's row.
                 async let next = f.client.withConnection { second in try await run(second, sql("ab", offset(far, bearing: 0, metres: 2), 30)) }
-                try await Task.sleep(for: .milliseconds(300))
+                // Committed only once the second ping is seen waiting for a lock (else the test
+                // would pass without the race it is about).
+                var waiting = 0
+                for _ in 0..<200 where waiting == 0 {
+                    try await Task.sleep(for: .milliseconds(25))
+                    waiting = try await f.count("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%folla_check_in%'")
+                }
                 _ = try await first.query("COMMIT", logger: logger).collect()
+                #expect(waiting == 1, "the second ping never waited for the device's row")
                 let (outcome, place) = try await next
                 #expect(outcome == "stayed" && place == there, "\(outcome) at \(place)")
                 return there

@@ -112,7 +112,10 @@ BEGIN
         -- (Two rows only when the device moves: a stay that changes its standing, the wave of
         -- second pings that makes a crowd count, locks its one row in the UPDATE itself.)
         IF d.place_id IS NOT NULL AND d.place_id <> target THEN
-            PERFORM 1 FROM place WHERE id IN (d.place_id, target) ORDER BY id FOR UPDATE;
+            -- NO KEY UPDATE, the mode the UPDATE itself takes: a stronger lock here would be
+            -- an upgrade over a row an earlier ping of the batch updated, and would wait for a
+            -- message's key-share lock (its foreign key) that the UPDATE let through: a deadlock.
+            PERFORM 1 FROM place WHERE id IN (d.place_id, target) ORDER BY id FOR NO KEY UPDATE;
         END IF;
         -- The last person may have left the chosen place between the choice and the lock, so
         -- that it forgot its anchor: the arriving device gives it its own (rare; no cell locks
