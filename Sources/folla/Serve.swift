@@ -48,6 +48,9 @@ struct Serve: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Seconds between expiry sweeps (default 5). Env: FOLLA_SWEEP_INTERVAL")
     var sweepInterval: Double?
 
+    @Option(parsing: .unconditional, help: "Seconds a SIGTERM/SIGINT waits for requests in flight before they are cut off (default 10). Env: FOLLA_SHUTDOWN_GRACE")
+    var shutdownGrace: Double?
+
     @Option(parsing: .unconditional, help: "k: groups with fewer established people show only as a count in their ~100 m cell (default 3; 1 = the original, unsafe). Env: FOLLA_MIN_GROUP_SIZE")
     var minGroupSize: Int?
 
@@ -119,6 +122,7 @@ struct Serve: AsyncParsableCommand {
             newDevices: try Setting("new-devices-per-network").integer(newDevicesPerNetwork, default: 30, in: 0...1_000_000))
         let k = try Setting("min-group-size").integer(minGroupSize, default: 3, in: 1...1000)
         let sweepEvery = try Setting("sweep-interval").number(sweepInterval, default: 5, in: 0.05...3600)
+        let grace = try Setting("shutdown-grace").number(shutdownGrace, default: 10, in: 0.1...3600)
         let bindHost = host ?? env("FOLLA_HOST") ?? "127.0.0.1"
         let bindPort = try Setting("port").integer(port, default: 8080, in: 0...65_535)
         let reportThreshold = try Setting("report-threshold").integer(self.reportThreshold, default: 3, in: 1...1000)
@@ -199,6 +203,13 @@ struct Serve: AsyncParsableCommand {
             services: services,
             logger: logger
         )
-        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        // A bounded shutdown: a client that stalls mid-request (half a body, then silence)
+        // held a SIGTERM for as long as it stayed connected. Past the grace the services are
+        // cancelled (requests in flight get no answer: nothing unanswered was acknowledged),
+        // and past as long again the process ends whatever still hangs.
+        var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        group.maximumGracefulShutdownDuration = .milliseconds(Int(grace * 1000))
+        group.maximumCancellationDuration = .milliseconds(Int(grace * 1000))
+        try await ServiceGroup(configuration: group).run()
     }
 }

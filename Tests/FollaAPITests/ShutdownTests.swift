@@ -1,0 +1,36 @@
+import FollaTestSupport
+import Foundation
+import Testing
+
+/// A SIGTERM ends the server within its grace even when a client stalls mid-request: half a
+/// body, then silence (before, the server waited for that client for as long as it stayed
+/// connected, past the head and idle timeouts, which do not see a body in progress).
+@Suite struct ShutdownTests {
+    static let stall = #"""
+        import socket, sys, time
+        s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+        s.sendall(b"POST /v1/checkins HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"device_id\":")
+        print("stalled", flush=True)
+        time.sleep(float(sys.argv[2]))
+        """#
+
+    @Test func aStalledClientDoesNotHoldAShutdown() async throws {
+        try await TestCluster.withDatabase { _, location in
+            guard case let .socket(path, user, database) = location else { return }
+            let dir = (path as NSString).deletingLastPathComponent
+            let server = try ServerProcess([
+                "--database-url", "postgres://\(user)@localhost/\(database)?host=\(dir)",
+                "--secret", "shutdown-test-secret-0123456789", "--shutdown-grace", "2",
+            ])
+            let port = try await server.port()
+            // The client holds its connection for 40 s; the server must be gone long before.
+            async let client = ExternalProcess.run("/usr/bin/env", ["python3", "-c", Self.stall, "\(port)", "40"], deadline: 60)
+            try await Task.sleep(for: .seconds(1))
+            let start = Date()
+            await server.stop()
+            let took = Date().timeIntervalSince(start)
+            #expect(took < 8, "the server took \(took) s to stop after SIGTERM (grace 2 s)\n\(server.log)")
+            _ = try? await client
+        }
+    }
+}
