@@ -23,8 +23,8 @@ import Testing
                 "--secret", "shutdown-test-secret-0123456789", "--shutdown-grace", "2",
             ])
             let port = try await server.port()
-            // The client holds its connection for 40 s; the server must be gone long before.
-            async let client = ExternalProcess.run("/usr/bin/env", ["python3", "-c", Self.stall, "\(port)", "40"], deadline: 60)
+            // The client holds its connection for 20 s; the server must be gone long before.
+            async let client = ExternalProcess.run("/usr/bin/env", ["python3", "-c", Self.stall, "\(port)", "20"], deadline: 40)
             try await Task.sleep(for: .seconds(1))
             let start = Date()
             await server.stop()
