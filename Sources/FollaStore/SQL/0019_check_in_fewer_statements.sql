@@ -3,7 +3,7 @@
 -- * the device row comes with its place's distance from the ping (the stay test), one
 --   statement where there were two, on every ping after the first;
 -- * the counters' UPDATE hands back the answer's place (RETURNING) instead of a SELECT after
---   it;
+--   it (a quiet stay, which writes no counters, still reads it);
 -- * the places are locked in id order by a statement of their own only when there are two
 --   (a move); a stay that changes the device's standing (the wave of second pings, when a
 --   crowd starts to count) locks its one row in the UPDATE.
@@ -103,6 +103,11 @@ BEGIN
             UPDATE place SET last_activity = date_trunc('minute', p_now)
             WHERE id = target AND last_activity < date_trunc('minute', p_now);
         END IF;
+        -- Nothing above read the place back: the answer's place is read here.
+        SELECT p.id, ST_Y(p.anchor::geometry), ST_X(p.anchor::geometry), p.counted, p.reporters,
+               p.age_sum, p.male, p.female, ST_Distance(p.anchor, pt)
+        INTO r.place_id, r.anchor_lat, r.anchor_lon, r.people, r.reporters, r.age_sum, r.male, r.female, r.distance_m
+        FROM place p WHERE p.id = target;
     ELSE
         -- Place rows in ascending id order, then the counters move, both places' in one
         -- statement (the device's new contribution arrives at `target`, its old one leaves
@@ -163,11 +168,5 @@ BEGIN
         RETURNING id INTO r.message_id;
     END IF;
 
-    IF r.place_id IS NULL THEN  -- a quiet stay: nothing above read the place back
-        SELECT p.id, ST_Y(p.anchor::geometry), ST_X(p.anchor::geometry), p.counted, p.reporters,
-               p.age_sum, p.male, p.female, ST_Distance(p.anchor, pt)
-        INTO r.place_id, r.anchor_lat, r.anchor_lon, r.people, r.reporters, r.age_sum, r.male, r.female, r.distance_m
-        FROM place p WHERE p.id = target;
-    END IF;
     RETURN r;
 END $$;
