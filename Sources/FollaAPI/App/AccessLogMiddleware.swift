@@ -23,12 +23,21 @@ struct AccessLogMiddleware<Context: RequestContext & RemoteAddressRequestContext
             "method": .string(request.method.rawValue),
             "route": .string(context.endpointPath ?? "(no route)"),
             "status": .stringConvertible(response.status.code),
-            "ms": .string(String(format: "%.2f", elapsed / .milliseconds(1))),
+            "ms": .string(Self.milliseconds(elapsed)),
         ]
         if includeClientAddress, let address = context.remoteAddress?.ipAddress {
             metadata["client"] = .string(address)
         }
         context.logger.info("request", metadata: metadata)
         return response
+    }
+
+    /// `elapsed` in milliseconds with two decimals ("12.34"). By hand: `String(format:)`
+    /// was ~2 % of a `/healthz` request's CPU.
+    static func milliseconds(_ elapsed: Duration) -> String {
+        let (seconds, attoseconds) = elapsed.components
+        let hundredths = max(0, seconds * 100_000 + (attoseconds + 5_000_000_000_000) / 10_000_000_000_000)
+        let fraction = hundredths % 100
+        return "\(hundredths / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"
     }
 }

@@ -7,13 +7,19 @@ import Logging
 /// every request changes it twice (Hummingbird's request id, then ours in
 /// `RequestIDMiddleware`): ~3 % of the server's CPU per check-in under load, with the log at
 /// `error` and no line written. Lines read as before.
+///
+/// Lines go to a `LogOutput` (standard error, in batches; a warning or worse at once).
 public struct DeferredMetadataLogHandler: LogHandler {
     private var inner: StreamLogHandler
+    private let output: LogOutput
     public var metadata: Logger.Metadata = [:]
 
-    /// - Parameter label: the logger's label, printed on every line.
-    public init(label: String) {
-        inner = .standardError(label: label, metadataProvider: nil)
+    /// - Parameters:
+    ///   - label: the logger's label, printed on every line.
+    ///   - output: where lines go.
+    public init(label: String, output: LogOutput = .standardError) {
+        inner = StreamLogHandler(label: label, stream: LogOutputStream(output: output), metadataProvider: nil)
+        self.output = output
     }
 
     public var logLevel: Logger.Level {
@@ -39,5 +45,6 @@ public struct DeferredMetadataLogHandler: LogHandler {
         if let line = event.metadata { merged.merge(line) { _, line in line } }
         event.metadata = merged
         inner.log(event: event)
+        if event.level >= .warning { output.flush() }
     }
 }

@@ -15,16 +15,26 @@ public struct JSONLogHandler: LogHandler {
     public var logLevel: Logger.Level = .info
     public var metadataProvider: Logger.MetadataProvider?
     private let label: String
-    private let write: @Sendable ([UInt8]) -> Void
+    /// Takes a finished line (newline included) and whether it is urgent (a warning or worse).
+    private let write: @Sendable ([UInt8], Bool) -> Void
 
     /// - Parameters:
     ///   - label: the logger's label (`label` in every line).
-    ///   - write: where a finished line (newline included) goes; standard error by default.
-    public init(label: String, metadataProvider: Logger.MetadataProvider? = nil,
-                write: @escaping @Sendable ([UInt8]) -> Void = JSONLogHandler.standardError) {
+    ///   - output: where lines go (standard error, in batches; a warning or worse at once).
+    public init(label: String, metadataProvider: Logger.MetadataProvider? = nil, output: LogOutput = .standardError) {
         self.label = label
         self.metadataProvider = metadataProvider
-        self.write = write
+        self.write = { line, urgent in output.write(line, urgent: urgent) }
+    }
+
+    /// - Parameters:
+    ///   - label: the logger's label (`label` in every line).
+    ///   - write: where each finished line (newline included) goes, at once.
+    public init(label: String, metadataProvider: Logger.MetadataProvider? = nil,
+                write: @escaping @Sendable ([UInt8]) -> Void) {
+        self.label = label
+        self.metadataProvider = metadataProvider
+        self.write = { line, _ in write(line) }
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -36,7 +46,8 @@ public struct JSONLogHandler: LogHandler {
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
         if let extra = event.metadata { merged.merge(extra) { _, new in new } }
-        write(Self.line(time: Date(), level: event.level, label: label, message: "\(event.message)", metadata: merged))
+        write(Self.line(time: Date(), level: event.level, label: label, message: "\(event.message)", metadata: merged),
+              event.level >= .warning)
     }
 
     static let fixedKeys: Set<String> = ["time", "level", "label", "message"]
@@ -66,12 +77,5 @@ public struct JSONLogHandler: LogHandler {
                 for key in d.keys.sorted() { o.member(escaping: key) { value(d[key]!, &$0) } }
             }
         }
-    }
-
-    /// Writes a line to standard error (one call per line). A failed write (a full disk, a
-    /// closed or non-blocking pipe) loses the line rather than the process: `write(_:)`
-    /// would trap on it.
-    public static let standardError: @Sendable ([UInt8]) -> Void = { line in
-        try? FileHandle.standardError.write(contentsOf: line)
     }
 }
