@@ -1,4 +1,5 @@
 import ArgumentParser
+import FollaAPI
 import FollaCore
 import FollaStore
 import Foundation
@@ -12,6 +13,9 @@ struct Check: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
+        // Before an error that ends the command is printed (by ArgumentParser, to standard
+        // error directly): the lines logged before it come first.
+        defer { LogOutput.standardError.flush() }
         let logger = database.makeLogger("folla.check")
         var embedded: EmbeddedPostgres?
         let location: DatabaseLocation

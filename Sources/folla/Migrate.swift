@@ -1,4 +1,5 @@
 import ArgumentParser
+import FollaAPI
 import FollaStore
 import PostgresNIO
 
@@ -9,6 +10,9 @@ struct Migrate: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
+        // Before an error that ends the command is printed (by ArgumentParser, to standard
+        // error directly): the lines logged before it come first.
+        defer { LogOutput.standardError.flush() }
         let logger = database.makeLogger("folla.migrate")
         let migrator = try Migrator.bundled()
         if let url = database.resolvedDatabaseURL {

@@ -103,6 +103,9 @@ struct Serve: AsyncParsableCommand {
     var logClientAddress = false
 
     func run() async throws {
+        // Before an error that ends the command is printed (by ArgumentParser, to standard
+        // error directly): the lines logged before it come first.
+        defer { LogOutput.standardError.flush() }
         // Before anything creates a counter (the caches do, in AppDependencies.init): a
         // counter made earlier stays on swift-metrics' no-op handler for good.
         let metrics = ServerMetrics.shared

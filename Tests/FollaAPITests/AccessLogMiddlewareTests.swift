@@ -1,8 +1,9 @@
 @testable import FollaAPI
 import Testing
 
-/// The access line's duration: milliseconds with two decimals, rounded half up, as
-/// `String(format: "%.2f")` wrote it.
+/// The access line's duration: milliseconds with two decimals, rounded half up (as
+/// `String(format: "%.2f")` wrote it, except on exact binary ties such as 0.015 ms, which
+/// it rounded down).
 @Suite struct AccessLogMiddlewareTests {
     @Test(arguments: [
         (Duration.microseconds(12_345), "12.35"), (.milliseconds(5), "5.00"), (.microseconds(4), "0.00"),

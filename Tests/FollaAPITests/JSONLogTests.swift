@@ -72,6 +72,9 @@ import Testing
         // Neither the device nor the coordinates, nor PostgresNIO's start-up warning.
         #expect(!log.contains(device) && !log.contains("44.4938") && !log.contains("11.343"))
         #expect(!log.contains("hasn't been called yet"), "\(log)")
+        // The last line, written as the process exits (lines below `warning` are batched).
+        let last = try #require(log.split(separator: "\n").last)
+        #expect((try? JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])?["message"] as? String == "PostgreSQL stopped", "\(log)")
     }
 }
 

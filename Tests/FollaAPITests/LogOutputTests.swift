@@ -1,6 +1,8 @@
 @testable import FollaAPI
+import FollaTestSupport
 import Foundation
 import Logging
+import Synchronization
 import Testing
 
 /// The log's batched output: lines below `warning` wait for the writer thread (or an urgent
@@ -31,7 +33,7 @@ import Testing
 
     @Test func aLineWaitsUntilAnUrgentOneTakesItAlong() {
         let capture = Capture()
-        let output = LogOutput(descriptor: capture.descriptor, interval: .seconds(3600))
+        let output = LogOutput(descriptor: capture.descriptor, interval: .seconds(60))
         output.write(Array("first\n".utf8), urgent: false)
         #expect(capture.read() == "")
         output.write(Array("second\n".utf8), urgent: true)
@@ -67,10 +69,44 @@ import Testing
         }
     }
 
+    final class Flag: Sendable {
+        let value = Atomic<Bool>(false)
+    }
+
+    @Test func aReaderThatStopsReadingLosesLinesButNeverStallsTheWriter() async throws {
+        let pipe = Pipe.closedOnExec()  // nobody reads it until the end
+        let output = LogOutput(descriptor: pipe.fileHandleForWriting.fileDescriptor, interval: .seconds(60))
+        let line = Array((String(repeating: "x", count: 1023) + "\n").utf8)
+        // 5 MB: the pipe takes 64 kB, the queue 4 MB, the rest is dropped and counted.
+        for _ in 0..<5_000 { output.write(line, urgent: false) }
+        let done = Flag()
+        let start = ContinuousClock.now
+        let writer = Thread { output.flush(); done.value.store(true, ordering: .releasing) }
+        writer.start()
+        while !done.value.load(ordering: .acquiring) && ContinuousClock.now - start < .seconds(30) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let finished = done.value.load(ordering: .acquiring)
+        #expect(finished, "flush() waited for a reader that never came")
+        // Whole lines reached the pipe; the next batch names what was dropped.
+        output.write(Array("after\n".utf8), urgent: false)
+        let reading = pipe.fileHandleForReading
+        let drained = Task.detached { try reading.readToEnd() ?? Data() }
+        output.flush()
+        try pipe.fileHandleForWriting.close()
+        let text = String(decoding: try await drained.value, as: UTF8.self)
+        let lines = text.split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("(") && $0.contains("log lines dropped") })
+        #expect(lines.last == "after")
+        // A line the stall cut short is ended there: nothing is glued to it.
+        #expect(lines.allSatisfy { ($0.count <= 1023 && $0.allSatisfy { $0 == "x" }) || $0.hasPrefix("(") || $0 == "after" },
+                "\(lines.filter { $0.count != 1023 }.map { "\($0.count): \($0.prefix(80))" })")
+    }
+
     @Test func theHandlersWriteAWarningAtOnceWithTheLinesBeforeIt() {
         for json in [false, true] {
             let capture = Capture()
-            let output = LogOutput(descriptor: capture.descriptor, interval: .seconds(3600))
+            let output = LogOutput(descriptor: capture.descriptor, interval: .seconds(60))
             let logger = Logger(label: "folla.test") { label in
                 json ? JSONLogHandler(label: label, output: output) as any LogHandler
                     : DeferredMetadataLogHandler(label: label, output: output)
