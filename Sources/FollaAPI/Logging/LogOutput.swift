@@ -7,8 +7,8 @@ import Synchronization
 /// and, for `standardError`, what is left when the process exits (`exit`, the end of `main`).
 ///
 /// Why: written line by line, the access log cost a `write(2)` and an `fflush` per request,
-/// under `StreamLogHandler`'s lock: ~12 % of the server CPU of a `/healthz` request at the
-/// default level (`info`), measured on this project's box. nginx's `access_log … buffer=
+/// under `StreamLogHandler`'s lock: ~9 % more server CPU for a `/healthz` request at the
+/// default level (`info`), measured on this project's box (README, Measurements). nginx's `access_log … buffer=
 /// flush=` makes the same trade. What it costs: a process killed by SIGKILL, or one that
 /// traps, loses the lines below `warning` not yet written (the last `interval`, and a batch
 /// being written). A reader that stops reading a pipe loses lines too, rather than stalling
