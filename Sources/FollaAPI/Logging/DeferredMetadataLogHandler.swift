@@ -45,6 +45,6 @@ public struct DeferredMetadataLogHandler: LogHandler {
         if let line = event.metadata { merged.merge(line) { _, line in line } }
         event.metadata = merged
         inner.log(event: event)
-        if event.level >= .warning { output.flush() }
+        if LogOutput.isUrgent(event.level) { output.flush() }
     }
 }

@@ -47,7 +47,7 @@ public struct JSONLogHandler: LogHandler {
         if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
         if let extra = event.metadata { merged.merge(extra) { _, new in new } }
         write(Self.line(time: Date(), level: event.level, label: label, message: "\(event.message)", metadata: merged),
-              event.level >= .warning)
+              LogOutput.isUrgent(event.level))
     }
 
     static let fixedKeys: Set<String> = ["time", "level", "label", "message"]

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 
 /// Where the log handlers' finished lines go: a file descriptor (standard error by default),
@@ -8,11 +9,11 @@ import Synchronization
 ///
 /// Why: written line by line, the access log cost a `write(2)` and an `fflush` per request,
 /// under `StreamLogHandler`'s lock: ~9 % more server CPU for a `/healthz` request at the
-/// default level (`info`), measured on this project's box (README, Measurements). nginx's `access_log … buffer=
-/// flush=` makes the same trade. What it costs: a process killed by SIGKILL, or one that
-/// traps, loses the lines below `warning` not yet written (the last `interval`, and a batch
-/// being written). A reader that stops reading a pipe loses lines too, rather than stalling
-/// the server: a batch it does not take within `patience` is dropped, and past `capacity`
+/// default level (`info`), measured on this project's box (README, Measurements). nginx's
+/// `access_log … buffer= flush=` makes the same trade. What it costs: a process killed by
+/// SIGKILL, or one that traps, loses the lines below `warning` not yet written (the last
+/// `interval`, and a batch being written). A reader that stops reading a pipe loses lines
+/// too, rather than stalling the server: a batch it does not take within `patience` is dropped, and past `capacity`
 /// bytes waiting new lines below `warning` are dropped (the next batch says how many). None
 /// of the logging packages available here batches (swift-log's own handler writes and
 /// flushes each line), hence this small file.
@@ -20,10 +21,20 @@ public final class LogOutput: Sendable {
     /// The process's standard error, flushed at exit.
     public static let standardError = LogOutput(descriptor: 2, interval: .milliseconds(100))
 
+    /// Whether a line of this level is written at once, with every line before it.
+    public static func isUrgent(_ level: Logger.Level) -> Bool { level >= .warning }
+
     private struct Pending {
         var bytes: [UInt8] = []
         /// Lines dropped since the last batch (over `capacity`).
         var dropped = 0
+    }
+
+    private struct Writing {
+        /// The spare buffer the next batch is swapped into.
+        var batch: [UInt8] = []
+        /// The last write gave up in the middle of a line.
+        var torn = false
     }
 
     private let descriptor: Int32
@@ -35,13 +46,6 @@ public final class LogOutput: Sendable {
     /// Lines not yet written. Only appended to and swapped out under its lock: an appender
     /// never waits for a write.
     private let pending = Mutex(Pending())
-    private struct Writing {
-        /// The spare buffer the next batch is swapped into.
-        var batch: [UInt8] = []
-        /// The last write gave up in the middle of a line.
-        var torn = false
-    }
-
     /// Held while writing, so that batches reach the descriptor in the order they were taken.
     private let writing = Mutex(Writing())
     private let started = Atomic<Bool>(false)
@@ -135,7 +139,8 @@ public final class LogOutput: Sendable {
     /// line, so that a process that never logs starts neither. The thread ends with the
     /// output.
     private func startIfNeeded() {
-        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        // A load first: every line comes here, and an exchange would write the shared flag each time.
+        guard !started.load(ordering: .acquiring), !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
         if self === Self.standardError { atexit { LogOutput.standardError.flush() } }
         let pause = interval
         let thread = Thread { [weak self] in
@@ -147,16 +152,5 @@ public final class LogOutput: Sendable {
         }
         thread.name = "folla.log"
         thread.start()
-    }
-}
-
-/// A `TextOutputStream` over a `LogOutput`, for swift-log's `StreamLogHandler` (which
-/// writes each line with one `write(_:)`). Every line is queued; the handler flushes after
-/// an urgent one.
-struct LogOutputStream: TextOutputStream, Sendable {
-    let output: LogOutput
-
-    func write(_ string: String) {
-        output.write(string.utf8, urgent: false)
     }
 }
