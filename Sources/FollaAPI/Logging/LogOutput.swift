@@ -13,10 +13,10 @@ import Synchronization
 /// `access_log … buffer= flush=` makes the same trade. What it costs: a process killed by
 /// SIGKILL, or one that traps, loses the lines below `warning` not yet written (the last
 /// `interval`, and a batch being written). A reader that stops reading a pipe loses lines
-/// too, rather than stalling the server: a batch it does not take within `patience` is dropped, and past `capacity`
-/// bytes waiting new lines below `warning` are dropped (the next batch says how many). None
-/// of the logging packages available here batches (swift-log's own handler writes and
-/// flushes each line), hence this small file.
+/// too, rather than stalling the server: a batch it does not take within `patience` is
+/// dropped, and past `capacity` bytes waiting new lines below `warning` are dropped (the
+/// next batch says how many). None of the logging packages available here batches
+/// (swift-log's own handler writes and flushes each line), hence this small file.
 public final class LogOutput: Sendable {
     /// The process's standard error, flushed at exit.
     public static let standardError = LogOutput(descriptor: 2, interval: .milliseconds(100))
