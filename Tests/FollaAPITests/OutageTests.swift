@@ -72,7 +72,7 @@ import Testing
             try await Task.sleep(for: .seconds(outage))
             try await pg.start()
             let resumed = try await Self.secondsUntilServed(within: 30) { try await Self.checkIn(port, 7) }
-            #expect(resumed <= 5, "service resumed \(resumed) s after the database came back")
+            #expect(resumed <= 5, "service resumed \(resumed) s after the database came back; the server's log:\n\(server.log.suffix(4000))")
             #expect(await server.stop() == 0)
             #expect(!server.log.contains("unhandled error"), "\(server.log)")
         }

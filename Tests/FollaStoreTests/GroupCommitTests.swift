@@ -100,6 +100,48 @@ import Testing
         #expect(gate.batches.withLock { $0 } == [[0], [2]])
     }
 
+    /// A batch whose callers have all left (an outage's 503 released them while it waited
+    /// for a connection) is cancelled, and the lane goes on: before, the next write in the
+    /// lane queued behind it for as long as the statement waited (here, an hour).
+    @Test(.timeLimit(.minutes(1))) func aBatchAllOfWhoseCallersLeftIsCancelled() async throws {
+        let started = Mutex(0)
+        let stopped = Mutex(false)
+        let writes = GroupCommit<Int, Int>(lanes: 1, maxBatch: 32) { items in
+            if started.withLock({ $0 += 1; return $0 }) == 1 {
+                // Like a lease on a pool whose database is gone: waits until cancelled.
+                do { try await Task.sleep(for: .seconds(3600)) } catch {
+                    stopped.withLock { $0 = true }
+                    throw error
+                }
+            }
+            return items.map { $0 * 10 }
+        }
+        let stuck = Task { try await writes.submit(1, lane: 0) }
+        await Self.waitUntil { started.withLock { $0 } == 1 }
+        stuck.cancel()
+        await #expect(throws: CancellationError.self) { try await stuck.value }
+        #expect(try await writes.submit(2, lane: 0) == 20)
+        #expect(stopped.withLock { $0 })
+    }
+
+    /// A batch with a caller still waiting runs on when another leaves.
+    @Test func aBatchRunsOnForTheCallersStillWaiting() async throws {
+        let gate = Gate()
+        let writes = GroupCommit<Int, Int>(lanes: 1, maxBatch: 32) { try await gate.execute($0) }
+        let first = Task { try await writes.submit(0, lane: 0) }
+        await Self.waitUntil { gate.sizes == [1] }
+        let leaving = Task { try await writes.submit(1, lane: 0) }
+        let staying = Task { try await writes.submit(2, lane: 0) }
+        await Self.waitUntil { writes.queued(lane: 0) == 2 }
+        await gate.release()
+        await Self.waitUntil { gate.sizes == [1, 2] }
+        leaving.cancel()
+        await #expect(throws: CancellationError.self) { try await leaving.value }
+        await gate.release()
+        #expect(try await first.value == 0)
+        #expect(try await staying.value == 20)
+    }
+
     @Test func aFailedBatchFailsEveryCallerInIt() async throws {
         let gate = Gate(failing: true)
         let writes = GroupCommit<Int, Int>(lanes: 1, maxBatch: 32) { try await gate.execute($0) }

@@ -60,6 +60,7 @@ public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
             }
         } onCancel: {
             slot.finish(.failure(CancellationError()))
+            slot.left()
         }
     }
 
@@ -84,9 +85,19 @@ public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
         }
     }
 
+    /// Runs one batch, cancelled if every caller in it leaves first. The callers of a batch
+    /// waiting on a pool whose database went away are all released by the outage's 503; the
+    /// batch itself kept waiting for a connection, and every later write in its lane queued
+    /// behind it until that pool's backoff let it reconnect (on CI, check-ins resumed 9.4 s
+    /// after the database came back).
     private func run(_ batch: [Slot]) async {
+        let items = batch.map(\.item)
+        let work = Task { [execute] in try await execute(items) }
+        let abandoned: @Sendable () -> Void = { if batch.allSatisfy(\.isFinished) { work.cancel() } }
+        for slot in batch { slot.onLeave(abandoned) }
+        abandoned()  // any that left before the hooks were set
         do {
-            let replies = try await execute(batch.map(\.item))
+            let replies = try await work.value
             guard replies.count == batch.count else {
                 throw GroupCommitError.replies(expected: batch.count, got: replies.count)
             }
@@ -106,6 +117,8 @@ public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
 
         let item: Item
         private let state = Mutex<State>(.pending)
+        /// Called when the caller stops waiting (set once its batch has started).
+        private let leave = Mutex<(@Sendable () -> Void)?>(nil)
 
         init(_ item: Item) { self.item = item }
 
@@ -131,6 +144,11 @@ public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
             continuation.resume(with: result ?? .failure(CancellationError()))
             return false
         }
+
+        func onLeave(_ action: @escaping @Sendable () -> Void) { leave.withLock { $0 = action } }
+
+        /// The caller stopped waiting (cancelled).
+        func left() { leave.withLock { $0 }?() }
 
         func finish(_ result: Result<Reply, any Error>) {
             let waiter: CheckedContinuation<Reply, any Error>? = state.withLock { s in
