@@ -124,6 +124,22 @@ import Testing
         #expect(stopped.withLock { $0 })
     }
 
+    /// A batch's items are let go once it is answered: the hooks that cancel an abandoned
+    /// batch held its slots in a cycle, and every check-in written stayed in memory.
+    @Test func aBatchIsLetGoOnceAnswered() async throws {
+        final class Item: Sendable {}
+        weak var written: Item?
+        let writes = GroupCommit<Item, Int>(lanes: 1, maxBatch: 32) { items in items.map { _ in 1 } }
+        do {
+            let item = Item()
+            written = item
+            #expect(try await writes.submit(item, lane: 0) == 1)
+        }
+        // The batch's task ends just after its caller is answered.
+        for _ in 0..<200 where written != nil { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(written == nil)
+    }
+
     /// A batch with a caller still waiting runs on when another leaves.
     @Test func aBatchRunsOnForTheCallersStillWaiting() async throws {
         let gate = Gate()

@@ -95,6 +95,8 @@ public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
         let work = Task { [execute] in try await execute(items) }
         let abandoned: @Sendable () -> Void = { if batch.allSatisfy(\.isFinished) { work.cancel() } }
         for slot in batch { slot.onLeave(abandoned) }
+        // The hooks hold the batch: cleared, or each batch's slots would hold one another for good.
+        defer { for slot in batch { slot.onLeave(nil) } }
         abandoned()  // any that left before the hooks were set
         do {
             let replies = try await work.value
@@ -145,7 +147,7 @@ public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
             return false
         }
 
-        func onLeave(_ action: @escaping @Sendable () -> Void) { leave.withLock { $0 = action } }
+        func onLeave(_ action: (@Sendable () -> Void)?) { leave.withLock { $0 = action } }
 
         /// The caller stopped waiting (cancelled).
         func left() { leave.withLock { $0 }?() }
