@@ -76,7 +76,10 @@ struct DatabaseOptions: ParsableArguments {
         if (logFormat ?? env("FOLLA_LOG_FORMAT")) == "json" {
             LoggingBootstrap.once { LoggingSystem.bootstrap { label in JSONLogHandler(label: label) } }
         } else {
-            LoggingBootstrap.once { LoggingSystem.bootstrap { label in DeferredMetadataLogHandler(label: label) } }
+            LoggingBootstrap.once {
+                DeferredMetadataLogHandler.readTimeZoneOnce()
+                LoggingSystem.bootstrap { label in DeferredMetadataLogHandler(label: label) }
+            }
         }
         var logger = Logger(label: label)
         logger.logLevel = (logLevel ?? env("FOLLA_LOG_LEVEL")).flatMap(Logger.Level.init(rawValue:)) ?? .info

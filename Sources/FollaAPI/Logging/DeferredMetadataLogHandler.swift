@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 
 /// swift-log's text handler (`StreamLogHandler`, to standard error, as swift-log's default)
@@ -20,6 +23,17 @@ public struct DeferredMetadataLogHandler: LogHandler {
     public init(label: String, output: LogOutput = .standardError) {
         inner = StreamLogHandler(label: label, stream: LogOutputStream(output: output), metadataProvider: nil)
         self.output = output
+    }
+
+    /// Names the system's zone in `TZ` when it is unset, so that it is read once.
+    ///
+    /// Why: `StreamLogHandler` stamps each line with `localtime(3)`, and with `TZ` unset
+    /// glibc stats `/etc/localtime` on every call to see whether it changed: a system call per
+    /// access line, ~1.5 % of the server's CPU on a dense groups answer. Lines keep the same
+    /// zone (a change of the system's zone shows after a restart). Call it before other
+    /// threads read the environment: `setenv` is not safe beside them.
+    public static func readTimeZoneOnce() {
+        if getenv("TZ") == nil { setenv("TZ", ":/etc/localtime", 0) }
     }
 
     public var logLevel: Logger.Level {
