@@ -16,6 +16,8 @@ import Testing
         func execute(_ items: [Int]) async throws -> [Int] {
             batches.withLock { $0.append(items) }
             await withCheckedContinuation { c in held.withLock { $0.append(c) } }
+            // A batch cancelled while held fails (as a cancelled lease does).
+            try Task.checkCancellation()
             if failing { throw Failure() }
             return items.map { $0 * 10 }
         }

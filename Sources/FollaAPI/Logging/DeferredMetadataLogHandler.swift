@@ -33,7 +33,9 @@ public struct DeferredMetadataLogHandler: LogHandler {
     /// zone (a change of the system's zone shows after a restart). Call it before other
     /// threads read the environment: `setenv` is not safe beside them.
     public static func readTimeZoneOnce() {
+        #if canImport(Glibc)  // glibc's behaviour; elsewhere nothing to do
         if getenv("TZ") == nil { setenv("TZ", ":/etc/localtime", 0) }
+        #endif
     }
 
     public var logLevel: Logger.Level {

@@ -43,7 +43,8 @@ public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
     /// Writes `item` in the next batch of lane `lane % lanes` and returns its reply once the
     /// batch has committed. A cancelled caller stops waiting at once; its item is left out of
     /// the batch if the batch has not started yet (otherwise it may still be written, as
-    /// any statement cut off by a closed connection may have been).
+    /// any statement cut off by a closed connection may have been). A started batch whose
+    /// callers have all left is cancelled.
     public func submit(_ item: Item, lane: Int) async throws -> Reply {
         let slot = Slot(item)
         let index = ((lane % laneCount) + laneCount) % laneCount  // also for negative keys
