@@ -78,6 +78,54 @@ import Testing
         }
     }
 
+    /// A database that hangs (every PostgreSQL process stopped, its connections open): a
+    /// check-in sent before the monitor knows waits on a statement that never answers. Once
+    /// a probe is late (2 s) the pool is replaced, the check-in fails and is answered 503; new
+    /// ones are refused at once; service resumes with the database.
+    @Test func hungDatabaseReleasesWhatWaitsOnIt() async throws {
+        let (pg, root) = Self.externalCluster()
+        try await pg.whileAlive(removing: root) {
+            try await pg.start()
+            try await Self.createDatabase(pg)
+            let server = try Self.serveExternal(pg)
+            let port = try await server.port()
+            #expect(try await Self.secondsUntilServed(within: 30) { try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz") } < 30)
+            #expect(try await Self.checkIn(port, 1).status == 200)
+
+            let stopped = Self.processTree(try #require(pg.runningPID()))
+            for pid in stopped { kill(pid, SIGSTOP) }
+            let waiting = try await Self.checkIn(port, 2)
+            let refused = try await Self.checkIn(port, 3)
+            for pid in stopped { kill(pid, SIGCONT) }
+            #expect(waiting.status == 503 && waiting.seconds <= 8, "waiting: \(waiting.status) after \(waiting.seconds) s")
+            #expect(refused.status == 503 && refused.seconds <= 2, "refused: \(refused.status) after \(refused.seconds) s")
+            #expect(refused.header("Retry-After") != nil)
+            let resumed = try await Self.secondsUntilServed(within: 30) { try await Self.checkIn(port, 4) }
+            #expect(resumed <= 10, "service resumed \(resumed) s after the database; the server's log:\n\(server.log.suffix(4000))")
+            #expect(await server.stop() == 0)
+        }
+    }
+
+    /// `pid` and its descendants (a postmaster and its backends).
+    static func processTree(_ pid: Int32) -> [Int32] {
+        var parents: [Int32: [Int32]] = [:]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let child = Int32(entry),
+                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")")
+            else { continue }
+            // After "pid (comm) state ": the parent's pid.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, let parent = Int32(fields[1]) { parents[parent, default: []].append(child) }
+        }
+        var tree = [pid], next = 0
+        while next < tree.count {
+            tree += parents[tree[next]] ?? []
+            next += 1
+        }
+        return tree
+    }
+
     @Test func startWithoutDatabaseBindsAndRetries() async throws {
         let (pg, root) = Self.externalCluster()
         try await pg.whileAlive(removing: root) {
