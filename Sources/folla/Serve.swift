@@ -169,7 +169,7 @@ struct Serve: AsyncParsableCommand {
         dbConfig.options.connectTimeout = .seconds(2)
         let pool = DatabasePool(configuration: dbConfig, logger: logger)
         let (reads, replicaServices) = try database.readDatabase(primary: pool, connections: connections, logger: logger)
-        let monitor = DatabaseMonitor(client: dbConfig, logger: logger, lost: pool.replace, recovered: pool.renew) { connection in
+        let monitor = DatabaseMonitor(client: dbConfig, logger: logger, recovered: pool.renew) { connection in
             try await migrator.migrate(on: connection, logger: logger)
         }
         var settings = AppSettings()

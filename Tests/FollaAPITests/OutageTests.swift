@@ -80,8 +80,8 @@ import Testing
 
     /// A database that hangs (every PostgreSQL process stopped, its connections open): a
     /// check-in sent before the monitor knows waits on a statement that never answers. Once
-    /// a probe is late (2 s) the pool is replaced, the check-in fails and is answered 503; new
-    /// ones are refused at once; service resumes with the database.
+    /// a probe is late (2 s) it is released with a 503; new ones are refused at once;
+    /// service resumes with the database.
     @Test func hungDatabaseReleasesWhatWaitsOnIt() async throws {
         let (pg, root) = Self.externalCluster()
         try await pg.whileAlive(removing: root) {

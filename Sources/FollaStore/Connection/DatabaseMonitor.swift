@@ -17,9 +17,8 @@ import Synchronization
 /// (the server applies its migrations there): a server started against an unreachable
 /// database binds, answers 503 and keeps retrying, logging at warning level.
 ///
-/// Requests waiting when the database goes away are released too: the server hands the
-/// monitor its pool's ``DatabasePool/replace()`` as `lost`, and the pool's waiting leases
-/// fail at once (``whileAvailable(deadline:_:)`` answers them as the outage).
+/// Requests waiting when the database goes away are released too: ``whileAvailable(_:)``
+/// races them against the next outage.
 public final class DatabaseMonitor: Sendable {
     public struct Settings: Sendable {
         /// Pause between probes while the database answers.
@@ -54,7 +53,6 @@ public final class DatabaseMonitor: Sendable {
     private let settings: Settings
     private let prepare: @Sendable (PostgresConnection) async throws -> Void
     private let recovered: @Sendable () -> Void
-    private let lost: @Sendable () -> Void
     private let logger: Logger
 
     /// - Parameters:
@@ -62,15 +60,11 @@ public final class DatabaseMonitor: Sendable {
     ///   - settings: probe timing.
     ///   - prepare: run once, on the monitor's own connection, before the database is first
     ///     reported available (migrations); retried with backoff until it succeeds.
-    ///   - lost: called when the database is marked unavailable after it was available (the
-    ///     server replaces its pool, so that what waits on the old one fails at once).
     ///   - recovered: called when the database answers again after failed probes (the
     ///     server renews its pool, whose own reconnection backoff may have grown long).
     public init(client: PostgresClient.Configuration, settings: Settings = .init(), logger: Logger,
-                lost: @escaping @Sendable () -> Void = {},
                 recovered: @escaping @Sendable () -> Void = {},
                 prepare: @escaping @Sendable (PostgresConnection) async throws -> Void = { _ in }) {
-        self.lost = lost
         self.recovered = recovered
         self.configuration = .init(client, connectTimeout: settings.deadline)
         self.settings = settings
@@ -85,19 +79,13 @@ public final class DatabaseMonitor: Sendable {
     public var unavailableReason: String? { state.withLock { $0.available ? nil : $0.reason } }
 
     /// Runs `body` (a request that needs the database) unless the database is known to be
-    /// unavailable. If it becomes unavailable while `body` runs, what `body` waits for on the
-    /// pool fails at once (the pool is replaced: `lost`), and ``DatabaseUnavailable`` is
-    /// thrown for any failure from then on. A write cut off this way may still have
-    /// committed: a 503 is not an acknowledgement, and a retry with the same
-    /// `Idempotency-Key` gets the original answer.
-    ///
-    /// `body` runs in the calling task. It used to run in a task group, raced against a
-    /// second child that waited for the outage: two child tasks per request, ~10 % of the
-    /// server's CPU for a dense groups answer (most of which never reach the pool).
+    /// unavailable; if it becomes unavailable while `body` runs, `body` is cancelled (a
+    /// lease waiting on the pool gives up) and ``DatabaseUnavailable`` is thrown. A write
+    /// cancelled this way may still have committed: a 503 is not an acknowledgement, and a
+    /// retry with the same `Idempotency-Key` gets the original answer.
     ///
     /// - Parameters:
-    ///   - deadline: if set, `body` taking longer also counts as the database being
-    ///     unavailable (`body` then runs in a child task, raced against the deadline).
+    ///   - deadline: if set, `body` taking longer also counts as the database being unavailable.
     ///   - body: the work that needs the database.
     public func whileAvailable<T: Sendable>(deadline: Duration? = nil, _ body: @Sendable () async throws -> T) async throws -> T {
         // A request in the first moments after start waits for the first probe (a few ms
@@ -108,11 +96,13 @@ public final class DatabaseMonitor: Sendable {
         }
         guard isAvailable else { throw unavailable() }
         do {
-            guard let deadline else { return try await body() }
             return try await withoutActuallyEscaping(body) { body in
                 try await withThrowingTaskGroup(of: T?.self) { group in
                     group.addTask { try await body() }
-                    group.addTask { try await Task.sleep(for: deadline); return nil }
+                    group.addTask { await self.outage(); return nil }
+                    if let deadline {
+                        group.addTask { try await Task.sleep(for: deadline); return nil }
+                    }
                     defer { group.cancelAll() }
                     guard let first = try await group.next(), let value = first else { throw self.unavailable() }
                     return value
@@ -122,10 +112,6 @@ public final class DatabaseMonitor: Sendable {
             // The pool saw the outage first: have the probe look now rather than in half a second.
             probeSoon()
             throw DatabaseUnavailable(reason: "the database connection failed", retryAfterSeconds: retryAfterSeconds)
-        } catch where !(error is DatabaseUnavailable) && !isAvailable {
-            // Failed because the database went away (a lease on the replaced pool, a batch
-            // that lost its connection, whatever wraps those).
-            throw unavailable()
         }
     }
 
@@ -168,7 +154,7 @@ public final class DatabaseMonitor: Sendable {
                 failures += 1
                 if downSince == nil { downSince = .now }
                 let reason = Self.describe(error)
-                if setAvailable(false, reason: reason) { lost() }
+                setAvailable(false, reason: reason)
                 let now = ContinuousClock.now
                 if failures == 1 || lastWarning.map({ now - $0 >= settings.warnEvery }) ?? true {
                     logger.warning("the database is unavailable; retrying with backoff", metadata: [
@@ -227,20 +213,16 @@ public final class DatabaseMonitor: Sendable {
         }
     }
 
-    /// - Returns: true when the database was available and no longer is.
-    @discardableResult
-    private func setAvailable(_ available: Bool, reason: String?) -> Bool {
-        let (released, wasAvailable): ([CheckedContinuation<Void, Never>], Bool) = state.withLock { s in
-            let was = s.available
+    private func setAvailable(_ available: Bool, reason: String?) {
+        let released: [CheckedContinuation<Void, Never>] = state.withLock { s in
             s.settled = true
             s.available = available
             if let reason { s.reason = reason }
-            guard !available else { return ([], was) }
+            guard !available else { return [] }
             defer { s.waiters.removeAll() }
-            return (Array(s.waiters.values), was)
+            return Array(s.waiters.values)
         }
         released.forEach { $0.resume() }
-        return wasAvailable && !available
     }
 
     /// Has the next probe run now rather than after its pause (a statement saw the connection fail).

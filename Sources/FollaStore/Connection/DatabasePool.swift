@@ -53,16 +53,8 @@ public final class DatabasePool: Sendable {
         }
     }
 
-    /// Replaces the pool by a fresh one, which connects at once; the old one is shut down
-    /// after 30 s (what it still runs has time to finish).
-    public func renew() { replace(retiringAfter: .seconds(30)) }
-
-    /// Replaces the pool by a fresh one and shuts the old one down now: its waiting leases
-    /// fail and its connections close (the database went away: what waits on it would
-    /// otherwise wait for as long as the outage lasts).
-    public func replace() { replace(retiringAfter: .zero) }
-
-    private func replace(retiringAfter grace: Duration) {
+    /// Replaces the pool by a fresh one, which connects at once.
+    public func renew() {
         guard let configuration else { return }
         let fresh = PostgresClient(configuration: configuration, backgroundLogger: logger)
         let task = Self.running(fresh)
@@ -80,7 +72,7 @@ public final class DatabasePool: Sendable {
         logger.info("database connection pool renewed")
         // Statements already on the old pool finish (or fail) on their own; then it goes.
         Task {
-            if grace > .zero { try? await Task.sleep(for: grace) }
+            try? await Task.sleep(for: .seconds(30))
             retired.cancel()
             self.state.withLock { s in s.running.removeAll { $0 == retired } }
         }
