@@ -32,6 +32,21 @@ import Testing
             logger: TestCluster.logger)
     }
 
+    /// A server on a cluster of its own, started, ready and with one check-in written;
+    /// `body` plays the outage.
+    static func withServedCluster(_ body: (EmbeddedPostgres, ServerProcess, Int) async throws -> Void) async throws {
+        let (pg, root) = externalCluster()
+        try await pg.whileAlive(removing: root) {
+            try await pg.start()
+            try await createDatabase(pg)
+            let server = try serveExternal(pg)
+            let port = try await server.port()
+            #expect(try await secondsUntilServed(within: 30) { try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz") } < 30)
+            #expect(try await checkIn(port, 1).status == 200)
+            try await body(pg, server, port)
+        }
+    }
+
     /// Polls until `answer` is 200; returns the seconds it took.
     static func secondsUntilServed(within limit: Double, _ answer: () async throws -> CurlAnswer) async throws -> Double {
         let start = Date()
@@ -47,14 +62,7 @@ import Testing
     ///   the server must not wait for it.
     @Test(arguments: [0.0, 30.0])
     func crashedDatabaseAnswers503QuicklyAndServiceResumes(outage: Double) async throws {
-        let (pg, root) = Self.externalCluster()
-        try await pg.whileAlive(removing: root) {
-            try await pg.start()
-            try await Self.createDatabase(pg)
-            let server = try Self.serveExternal(pg)
-            let port = try await server.port()
-            #expect(try await Self.secondsUntilServed(within: 30) { try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz") } < 30)
-            #expect(try await Self.checkIn(port, 1).status == 200)
+        try await Self.withServedCluster { pg, server, port in
 
             kill(try #require(pg.runningPID()), SIGQUIT)
             while pg.runningPID() != nil { try await Task.sleep(for: .milliseconds(20)) }
@@ -83,14 +91,7 @@ import Testing
     /// a probe is late (2 s) it is released with a 503; new ones are refused at once;
     /// service resumes with the database.
     @Test func hungDatabaseReleasesWhatWaitsOnIt() async throws {
-        let (pg, root) = Self.externalCluster()
-        try await pg.whileAlive(removing: root) {
-            try await pg.start()
-            try await Self.createDatabase(pg)
-            let server = try Self.serveExternal(pg)
-            let port = try await server.port()
-            #expect(try await Self.secondsUntilServed(within: 30) { try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz") } < 30)
-            #expect(try await Self.checkIn(port, 1).status == 200)
+        try await Self.withServedCluster { pg, server, port in
 
             let stopped = Self.processTree(try #require(pg.runningPID()))
             for pid in stopped { kill(pid, SIGSTOP) }
