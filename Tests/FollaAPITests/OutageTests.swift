@@ -63,7 +63,6 @@ import Testing
     @Test(arguments: [0.0, 30.0])
     func crashedDatabaseAnswers503QuicklyAndServiceResumes(outage: Double) async throws {
         try await Self.withServedCluster { pg, server, port in
-
             kill(try #require(pg.runningPID()), SIGQUIT)
             while pg.runningPID() != nil { try await Task.sleep(for: .milliseconds(20)) }
             for n in 2...6 {
@@ -92,8 +91,7 @@ import Testing
     /// service resumes with the database.
     @Test func hungDatabaseReleasesWhatWaitsOnIt() async throws {
         try await Self.withServedCluster { pg, server, port in
-
-            let stopped = Self.processTree(try #require(pg.runningPID()))
+            let stopped = Self.withChildren(try #require(pg.runningPID()))
             for pid in stopped { kill(pid, SIGSTOP) }
             let waiting = try await Self.checkIn(port, 2)
             let refused = try await Self.checkIn(port, 3)
@@ -107,24 +105,19 @@ import Testing
         }
     }
 
-    /// `pid` and its descendants (a postmaster and its backends).
-    static func processTree(_ pid: Int32) -> [Int32] {
-        var parents: [Int32: [Int32]] = [:]
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+    /// `pid` and its children: a postmaster and every process it forked (PostgreSQL's
+    /// backends and workers are all its children).
+    static func withChildren(_ pid: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return [pid] + entries.compactMap { entry -> Int32? in
             guard let child = Int32(entry),
                   let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
                   let close = stat.lastIndex(of: ")")
-            else { continue }
-            // After "pid (comm) state ": the parent's pid.
+            else { return nil }
+            // After "pid (comm) ": the state, then the parent's pid.
             let fields = stat[stat.index(after: close)...].split(separator: " ")
-            if fields.count > 1, let parent = Int32(fields[1]) { parents[parent, default: []].append(child) }
+            return fields.count > 1 && Int32(fields[1]) == pid ? child : nil
         }
-        var tree = [pid], next = 0
-        while next < tree.count {
-            tree += parents[tree[next]] ?? []
-            next += 1
-        }
-        return tree
     }
 
     @Test func startWithoutDatabaseBindsAndRetries() async throws {
