@@ -91,8 +91,9 @@ def evaluate(session, expression):
     return r.get("result", {}).get("value")
 
 
-def wait_for(session, expression, timeout=15):
-    """The expression's value once truthy, or its last value after `timeout` seconds."""
+def wait_for(session, expression, timeout=60):
+    """The expression's value once truthy, or its last value after `timeout` seconds (long:
+    a CI box running every test at once can take many seconds over one fetch)."""
     deadline = time.time() + timeout
     value = None
     while time.time() < deadline:

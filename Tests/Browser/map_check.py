@@ -85,13 +85,13 @@ def pixel(m, lat, lon):
 
 def api(bbox, zoom):
     query = "bbox=" + ",".join(f"{v:.6f}" for v in bbox) + f"&zoom={zoom}"
-    with urllib.request.urlopen(f"{base}/v1/groups?{query}", timeout=10) as r:
+    with urllib.request.urlopen(f"{base}/v1/groups?{query}", timeout=60) as r:
         return json.loads(r.read())
 
 def state(session):
     return evaluate(session, "window.__folla_map || null")
 
-def settled(session, after_requests, timeout=15):
+def settled(session, after_requests, timeout=60):
     """The page's state once it has fetched (more than `after_requests` times in all) and
     drawn the answer for the viewport it shows."""
     ok = wait_for(session, f"""(function () {{ var m = window.__folla_map;
@@ -257,7 +257,7 @@ try:
     while not os.path.exists(os.path.join(out, "server-stopped")) and time.time() < deadline:
         time.sleep(0.2)
     drag(session, 600, 400, -40, 0)
-    offline = wait_for(session, "document.body.classList.contains('offline') && document.getElementById('status').textContent.indexOf('unreachable') >= 0", timeout=20)
+    offline = wait_for(session, "document.body.classList.contains('offline') && document.getElementById('status').textContent.indexOf('unreachable') >= 0")
     check("server gone: says so", offline, evaluate(session, "document.getElementById('status').textContent"))
     m = state(session)
     check("server gone: the last clusters stay", m and before and len(m["drawn"]) == len(before["drawn"]) > 0

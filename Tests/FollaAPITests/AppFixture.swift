@@ -22,8 +22,8 @@ struct AppFixture: Sendable {
         _ body: @Sendable @escaping (AppFixture) async throws -> Void
     ) async throws {
         try await TestCluster.withDatabase(maxConnections: maxConnections) { db, location in
-            // A CI box running every test at once can stall a probe for seconds: that is not
-            // an outage (the outage tests run the real binary with the real settings).
+            // A CI box running every test at once can stall a probe, or `/readyz`, for seconds:
+            // that is not an outage (the outage tests run the real binary with the real settings).
             var patient = DatabaseMonitor.Settings()
             patient.deadline = .seconds(30)
             let monitor = DatabaseMonitor(client: try location.configuration(), settings: patient, logger: TestCluster.logger)
@@ -43,6 +43,7 @@ struct AppFixture: Sendable {
             settings.wallStreamDuration = .milliseconds(1500)
             settings.wallStreamInterval = .milliseconds(100)
             settings.cors = cors
+            settings.readinessDeadline = patient.deadline
             let deps = AppDependencies.compose(
                 pool: DatabasePool(db), keyer: try DeviceKeyer(secret: "api-test-secret-0123456789"), database: monitor,
                 migrator: try Migrator.bundled(), clock: clock, settings: settings, metrics: serverMetrics, logger: TestCluster.logger)

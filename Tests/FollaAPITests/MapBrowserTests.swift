@@ -13,7 +13,7 @@ import Testing
     /// The page's default centre (Bologna), where the fixture's crowds are.
     static let start = Coordinate(latitude: 44.4938, longitude: 11.3426)
 
-    @Test(.timeLimit(.minutes(3))) func mapPageInARealBrowser() async throws {
+    @Test(.timeLimit(.minutes(6))) func mapPageInARealBrowser() async throws {
         let child = try PageCheck(name: "map")
         let out = child.out
         // k = 2: the lone person shows only as its cell (a coarsened circle).

@@ -27,8 +27,10 @@ final class PageCheck: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
+        // For as long as the script runs (the test's time limit bounds it): a busy CI box
+        // can take minutes over it, and stopping the server early would fail every check left.
         let stop = out.appendingPathComponent("stop-server").path
-        for _ in 0..<600 where !FileManager.default.fileExists(atPath: stop) && process.isRunning {
+        while !FileManager.default.fileExists(atPath: stop) && process.isRunning {
             try await Task.sleep(for: .milliseconds(200))
         }
     }
@@ -36,7 +38,7 @@ final class PageCheck: @unchecked Sendable {
     /// Once the server is down: tells the script, waits for it, and reads its checks.
     func results() async throws -> [[String: Any]] {
         FileManager.default.createFile(atPath: out.appendingPathComponent("server-stopped").path, contents: Data("ok".utf8))
-        for _ in 0..<300 where process.isRunning { try await Task.sleep(for: .milliseconds(200)) }
+        for _ in 0..<600 where process.isRunning { try await Task.sleep(for: .milliseconds(200)) }
         if process.isRunning { process.terminate() }
         let result = try Data(contentsOf: out.appendingPathComponent("result.json"))
         return try JSONSerialization.jsonObject(with: result) as? [[String: Any]] ?? []

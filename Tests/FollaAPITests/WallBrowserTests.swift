@@ -8,7 +8,7 @@ import Testing
 /// drives it over the DevTools protocol). Screenshots land in test-output/wall/.
 @Suite struct WallBrowserTests {
 
-    @Test(.timeLimit(.minutes(3))) func wallPageInARealBrowser() async throws {
+    @Test(.timeLimit(.minutes(6))) func wallPageInARealBrowser() async throws {
         let child = try PageCheck(name: "wall")
         let out = child.out
         let device = dev(900)

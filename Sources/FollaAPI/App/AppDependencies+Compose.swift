@@ -44,7 +44,8 @@ extension AppDependencies {
             adminToken: settings.adminToken, venues: VenueStore(pool: pool, logger: logger), wallReads: wallReads,
             wallCacheSeconds: wallCache, wallStreamDuration: settings.wallStreamDuration,
             wallStreamInterval: settings.wallStreamInterval, wallChanges: WallChanges(), database: database, reads: reads,
-            readiness: ReadinessProbe(pool: pool, reads: reads, migrator: migrator, monitor: database, logger: logger),
+            readiness: ReadinessProbe(pool: pool, reads: reads, migrator: migrator, monitor: database,
+                                      deadline: settings.readinessDeadline, logger: logger),
             idempotency: IdempotencyStore(pool: pool, logger: logger), clock: clock, limits: settings.limits,
             cors: settings.cors, metrics: metrics, logClientAddress: settings.logClientAddress)
     }

@@ -30,6 +30,8 @@ public struct AppSettings: Sendable {
     public var cors = CORSPolicy()
     /// Whether the access log names the client's address.
     public var logClientAddress = false
+    /// How long `/readyz` may take before it answers unready (see ``ReadinessProbe``).
+    public var readinessDeadline: Duration = .seconds(5)
 
     public init() {}
 }
