@@ -18,7 +18,7 @@ import Testing
                                              message: try message.map { try MessageText($0) })
                 return PendingCheckIn(key: keyer.key(for: request.device), request: request, now: PresenceFixture.start,
                                       network: network, establishment: establishment,
-                                      budgets: budget == 0 ? .unlimited : ClientBudgets(newDevices: budget))
+                                      budgets: budget == 0 ? .unlimited : ClientBudgets(newDevices: budget), grids: .none)
             }
             let batch = [
                 try ping(1),
@@ -58,7 +58,7 @@ import Testing
             let moved = CheckInRequest(device: request.device, position: offset(bologna, bearing: 90, metres: 60))
             let batch = [request, moved].enumerated().map { i, r in
                 PendingCheckIn(key: f.store.keyer.key(for: r.device), request: r, now: PresenceFixture.start.addingTimeInterval(Double(i * 60)),
-                               network: nil, establishment: .immediate, budgets: .unlimited)
+                               network: nil, establishment: .immediate, budgets: .unlimited, grids: .none)
             }
             let results = try await PresenceStore.write(batch, client: f.client, policy: .default, logger: TestCluster.logger)
             // The second ping saw the first one's writes: it left the place the first founded.

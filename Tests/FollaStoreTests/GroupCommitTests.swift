@@ -126,6 +126,49 @@ import Testing
         #expect(stopped.withLock { $0 })
     }
 
+    /// A statement that never returns, cancelled or not (one on a connection whose server
+    /// was killed), and its callers: the first batch parks in it for good.
+    final class Hang: Sendable {
+        let parked = Mutex<[CheckedContinuation<Void, Never>]>([])
+        let calls = Mutex(0)
+
+        func execute(_ items: [Int]) async throws -> [Int] {
+            if calls.withLock({ $0 += 1; return $0 }) == 1 {
+                await withCheckedContinuation { c in parked.withLock { $0.append(c) } }
+            }
+            return items.map { $0 * 10 }
+        }
+
+        /// Lets the parked statement return at last (the test's own clean-up).
+        func end() { parked.withLock { p in defer { p.removeAll() }; return p }.forEach { $0.resume() } }
+    }
+
+    /// Once its callers have left, the lane goes on without the batch's statement: before,
+    /// it waited for the statement, and a statement that never returned (kill -9 of the
+    /// database under load) held every later check-in of its lane for good.
+    @Test(.timeLimit(.minutes(1))) func aStatementThatNeverReturnsDoesNotHoldItsLane() async throws {
+        let hang = Hang()
+        defer { hang.end() }
+        let writes = GroupCommit<Int, Int>(lanes: 1, maxBatch: 32) { try await hang.execute($0) }
+        let stuck = Task { try await writes.submit(1, lane: 0) }
+        await Self.waitUntil { hang.parked.withLock { $0.count } == 1 }
+        stuck.cancel()
+        await #expect(throws: CancellationError.self) { try await stuck.value }
+        #expect(try await writes.submit(2, lane: 0) == 20)
+    }
+
+    /// A batch past its deadline fails its callers as an outage (503), and the lane goes on.
+    @Test(.timeLimit(.minutes(1))) func aBatchPastItsDeadlineFailsItsCallersAndTheLaneGoesOn() async throws {
+        let hang = Hang()
+        defer { hang.end() }
+        let writes = GroupCommit<Int, Int>(lanes: 1, maxBatch: 32, deadline: .milliseconds(200)) { try await hang.execute($0) }
+        let waiting = Task { try await writes.submit(1, lane: 0) }
+        await Self.waitUntil { hang.parked.withLock { $0.count } == 1 }
+        let next = Task { try await writes.submit(2, lane: 0) }
+        await #expect(throws: DatabaseUnavailable.self) { try await waiting.value }
+        #expect(try await next.value == 20)
+    }
+
     /// A batch's items are let go once it is answered: the hooks that cancel an abandoned
     /// batch held its slots in a cycle, and every check-in written stayed in memory.
     @Test func aBatchIsLetGoOnceAnswered() async throws {

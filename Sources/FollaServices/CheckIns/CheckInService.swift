@@ -44,7 +44,7 @@ public struct CheckInService: Sendable {
             }
             let result = try await presence.checkIn(
                 request, at: now, network: network.map(presence.keyer.networkKey), establishment: privacy.establishment,
-                budgets: budgets)
+                budgets: budgets, grids: privacy.joinGrids(joinRadius: presence.policy.joinRadius))
             metrics.record(result.outcome)
             return privacy.answer(for: result)
         }

@@ -108,7 +108,7 @@ public final class DatabaseMonitor: Sendable {
                     return value
                 }
             }
-        } catch let error as PSQLError where error.isConnectionFailure {
+        } catch where PSQLError.isConnectionFailure(error) {
             // The pool saw the outage first: have the probe look now rather than in half a second.
             probeSoon()
             throw DatabaseUnavailable(reason: "the database connection failed", retryAfterSeconds: retryAfterSeconds)

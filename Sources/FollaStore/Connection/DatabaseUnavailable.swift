@@ -16,6 +16,16 @@ public struct DatabaseUnavailable: Error, Sendable, CustomStringConvertible {
 }
 
 extension PSQLError {
+    /// True when `error` is a connection failure (``isConnectionFailure``), on its own or as
+    /// any part of a failed transaction: a `BEGIN` on a connection the crashed server is
+    /// closing fails inside `PostgresTransactionError`, and was answered 500.
+    public static func isConnectionFailure(_ error: any Error) -> Bool {
+        if let error = error as? PSQLError { return error.isConnectionFailure }
+        guard let transaction = error as? PostgresTransactionError else { return false }
+        return [transaction.beginError, transaction.closureError, transaction.commitError, transaction.rollbackError]
+            .contains { $0.map(isConnectionFailure) ?? false }
+    }
+
     /// True for a failure of the connection itself (refused, closed, cut, the server shutting
     /// down or starting up), as opposed to an error in what was asked: the former is an
     /// outage (503), the latter a bug or a refusal.

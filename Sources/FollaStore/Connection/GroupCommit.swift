@@ -1,3 +1,4 @@
+import FollaCore
 import Synchronization
 
 /// Group commit: writes that arrive while a batch is in the database wait and go together
@@ -24,6 +25,7 @@ public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
 
     private let execute: Execute
     private let maxBatch: Int
+    private let deadline: Duration
     private let lanes: Mutex<[Lane]>
     /// How many lanes (fixed).
     public let laneCount: Int
@@ -31,11 +33,14 @@ public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
     /// - Parameters:
     ///   - lanes: writers running batches at the same time.
     ///   - maxBatch: the most items in one batch.
+    ///   - deadline: a batch not answered within this long fails its callers with
+    ///     ``DatabaseUnavailable`` and its lane goes on (see `run`).
     ///   - execute: the batch's statement.
-    public init(lanes: Int, maxBatch: Int, execute: @escaping Execute) {
+    public init(lanes: Int, maxBatch: Int, deadline: Duration = .seconds(10), execute: @escaping Execute) {
         precondition(lanes >= 1 && maxBatch >= 1)
         self.execute = execute
         self.maxBatch = maxBatch
+        self.deadline = deadline
         self.lanes = Mutex(Array(repeating: Lane(), count: lanes))
         self.laneCount = lanes
     }
@@ -44,7 +49,8 @@ public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
     /// batch has committed. A cancelled caller stops waiting at once; its item is left out of
     /// the batch if the batch has not started yet (otherwise it may still be written, as
     /// any statement cut off by a closed connection may have been). A started batch whose
-    /// callers have all left is cancelled.
+    /// callers have all left is cancelled, and so is one that has run past the deadline
+    /// (its callers get ``DatabaseUnavailable``): either way, its lane goes on.
     public func submit(_ item: Item, lane: Int) async throws -> Reply {
         let slot = Slot(item)
         let index = ((lane % laneCount) + laneCount) % laneCount  // also for negative keys
@@ -86,21 +92,39 @@ public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
         }
     }
 
-    /// Runs one batch, cancelled if every caller in it leaves first. The callers of a batch
-    /// waiting on a pool whose database went away are all released by the outage's 503; the
-    /// batch itself kept waiting for a connection, and every later write in its lane queued
-    /// behind it until that pool's backoff let it reconnect (on CI, check-ins resumed 9.4 s
-    /// after the database came back).
+    /// Runs one batch. The lane waits for it only while someone does, and at most
+    /// `deadline`: once every caller has left (an outage's 503 released them), or the
+    /// deadline has passed, the batch is cancelled and the lane goes on without waiting for
+    /// its statement to return. A statement on a connection whose server was killed was seen
+    /// never to return, cancelled or not: the lane waited for it for good, and every later
+    /// check-in in its half of the map hung, while the other lane and `/readyz` were fine.
+    /// (Before the callers' leaving cancelled the batch, a batch waiting on the pool of a
+    /// database gone away held its lane until the pool reconnected: 9.4 s on CI.)
     private func run(_ batch: [Slot]) async {
         let items = batch.map(\.item)
-        let work = Task { [execute] in try await execute(items) }
-        let abandoned: @Sendable () -> Void = { if batch.allSatisfy(\.isFinished) { work.cancel() } }
+        let outcome = FirstResult<[Reply]>()
+        let work = Task { [execute] in
+            do { outcome.finish(.success(try await execute(items))) } catch { outcome.finish(.failure(error)) }
+        }
+        let deadline = self.deadline
+        let timer = Task {
+            try await Task.sleep(for: deadline)
+            outcome.finish(.failure(DatabaseUnavailable(
+                reason: "the database did not answer a batch of writes within \(deadline)", retryAfterSeconds: 2)))
+        }
+        let abandoned: @Sendable () -> Void = {
+            if batch.allSatisfy(\.isFinished) { outcome.finish(.failure(CancellationError())) }
+        }
         for slot in batch { slot.onLeave(abandoned) }
         // The hooks hold the batch: cleared, or each batch's slots would hold one another for good.
-        defer { for slot in batch { slot.onLeave(nil) } }
+        defer {
+            for slot in batch { slot.onLeave(nil) }
+            timer.cancel()
+            work.cancel()  // a no-op once it has returned
+        }
         abandoned()  // any that left before the hooks were set
         do {
-            let replies = try await work.value
+            let replies = try await outcome.value
             guard replies.count == batch.count else {
                 throw GroupCommitError.replies(expected: batch.count, got: replies.count)
             }

@@ -2,8 +2,8 @@ import FollaCore
 import Foundation
 import PostgresNIO
 
-/// One batch of check-ins: `folla_check_in_batch` (SQL/0010, SQL/0012), its binds and its
-/// row shape.
+/// One batch of check-ins: `folla_check_in_batch` (SQL/0010, SQL/0012, SQL/0020), its binds
+/// and its row shape.
 ///
 /// A prepared statement, parsed and planned once per connection. Sent as a plain query,
 /// the call cost PostgreSQL a parse and a plan every batch: with `tools/bench`'s
@@ -19,7 +19,7 @@ struct CheckInBatchStatement: PostgresPreparedStatement {
                age_sum, male, female, previous_place_id, distance_m, message_id, established
         FROM folla_check_in_batch($1::bytea[], $2::float8[], $3::float8[], $4::integer[], $5::integer[], $6::text[],
                                   $7::bytea[], $8::timestamptz[], $9::float8, $10::float8, $11::float8[],
-                                  $12::integer[], $13::integer[], $14::float8[])
+                                  $12::integer[], $13::integer[], $14::float8[], $15::float8[], $16::float8[])
         """
 
     /// The pings, in order.
@@ -29,7 +29,7 @@ struct CheckInBatchStatement: PostgresPreparedStatement {
 
     func makeBindings() throws -> PostgresBindings {
         // NULLs do not travel in PostgresNIO's arrays: -1, '' and an empty bytea stand for them.
-        var b = PostgresBindings(capacity: 14)
+        var b = PostgresBindings(capacity: 16)
         b.append(pings.map { ByteBuffer(bytes: $0.key) })
         b.append(pings.map(\.request.position.latitude))
         b.append(pings.map(\.request.position.longitude))
@@ -44,6 +44,8 @@ struct CheckInBatchStatement: PostgresPreparedStatement {
         b.append(pings.map(\.establishment.pings))
         b.append(pings.map(\.budgets.newDevices))
         b.append(pings.map(\.budgets.window))
+        b.append(pings.map(\.grids.cellMetres))
+        b.append(pings.map(\.grids.anchorMetres))
         return b
     }
 

@@ -11,6 +11,7 @@ struct PendingCheckIn: Sendable {
     var network: [UInt8]?
     var establishment: Establishment
     var budgets: ClientBudgets
+    var grids: JoinGrids
 
     /// Pings of one ~1 km area (0.01° by 0.01°, the areas `folla_check_in_batch` locks in
     /// SQL/0012) share a writer: they lock the same place rows, and two batches in flight
@@ -39,10 +40,12 @@ extension PresenceStore {
     ///   - network: the client network's key (`DeviceKeyer.networkKey`), nil when unknown.
     ///   - establishment: when the device starts to count.
     ///   - budgets: how many new ids one network may create per window.
+    ///   - grids: which places the ping may join, and where a place it founds is anchored.
     public func checkIn(_ request: CheckInRequest, at now: Date, network: [UInt8]? = nil,
-                        establishment: Establishment = .immediate, budgets: ClientBudgets = .unlimited) async throws -> CheckInResult {
+                        establishment: Establishment = .immediate, budgets: ClientBudgets = .unlimited,
+                        grids: JoinGrids = .none) async throws -> CheckInResult {
         let ping = PendingCheckIn(key: keyer.key(for: request.device), request: request, now: now, network: network,
-                                  establishment: establishment, budgets: budgets)
+                                  establishment: establishment, budgets: budgets, grids: grids)
         return try await writes.submit(ping, lane: ping.lane).get()
     }
 
