@@ -93,9 +93,17 @@ import Testing
         try await Self.withServedCluster { pg, server, port in
             let stopped = Self.withChildren(try #require(pg.runningPID()))
             for pid in stopped { kill(pid, SIGSTOP) }
+            // Readiness asked before the monitor sees the freeze answers within its deadline
+            // (5 s), and the wall page at once once it has: both waited for as long as the
+            // freeze (90 s in an outside test).
+            async let readiness = CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz")
             let waiting = try await Self.checkIn(port, 2)
             let refused = try await Self.checkIn(port, 3)
+            let ready = try await readiness
+            let wall = try await CurlAnswer.fetch("http://127.0.0.1:\(port)/wall/piazza-maggiore")
             for pid in stopped { kill(pid, SIGCONT) }
+            #expect(ready.status == 503 && ready.seconds <= 7, "readyz: \(ready.status) after \(ready.seconds) s")
+            #expect(wall.status == 503 && wall.seconds <= 2, "wall page: \(wall.status) after \(wall.seconds) s")
             #expect(waiting.status == 503 && waiting.seconds <= 8, "waiting: \(waiting.status) after \(waiting.seconds) s")
             #expect(refused.status == 503 && refused.seconds <= 2, "refused: \(refused.status) after \(refused.seconds) s")
             #expect(refused.header("Retry-After") != nil)

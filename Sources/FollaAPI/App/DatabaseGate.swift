@@ -4,7 +4,8 @@ import Hummingbird
 /// In front of every route that needs the database: while the monitor knows the database
 /// is down, the answer is an immediate 503 with `Retry-After`; a request already waiting
 /// when it goes down is released with the same 503 (instead of waiting on the pool for as
-/// long as the outage lasts). Health, the OpenAPI document and the wall page do not pass here.
+/// long as the outage lasts). Health, the OpenAPI document and the pages do not pass here (the
+/// wall page gates its one read itself).
 struct DatabaseGate<Context: RequestContext>: RouterMiddleware {
     let monitor: DatabaseMonitor
 

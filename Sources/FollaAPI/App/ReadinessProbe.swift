@@ -1,3 +1,4 @@
+import FollaCore
 import FollaStore
 import Logging
 import PostgresNIO
@@ -52,7 +53,27 @@ public struct ReadinessProbe: Sendable {
         return status
     }
 
+    /// Within `deadline` (and a little): the check runs in a task that is not waited for past
+    /// it. A query on a database frozen mid-way (SIGSTOP) ignores cancellation, and the
+    /// monitor's race waits for its body to end: a frozen database held `/readyz` for as long
+    /// as it was frozen (90 s in an outside test).
     private func primaryStatus() async -> Status {
+        let first = FirstResult<Status>()
+        let check = Task { first.finish(.success(await checkPrimary())) }
+        let deadline = self.deadline
+        let timer = Task {
+            try await Task.sleep(for: deadline + .milliseconds(250))
+            first.finish(.success(Status(ready: false, pendingMigrations: [],
+                                         error: "database: did not answer within \(deadline)")))
+        }
+        defer {
+            timer.cancel()
+            check.cancel()
+        }
+        return (try? await first.value) ?? Status(ready: false, pendingMigrations: [], error: "readiness check failed")
+    }
+
+    private func checkPrimary() async -> Status {
         do {
             return try await monitor.whileAvailable(deadline: deadline) {
                 let row = try await pool.client.query(

@@ -22,7 +22,10 @@ struct WallPage {
             let fields = try request.queryFields()
             try fields.rejectUnknown(allowed: ["locale"])
             let locale = try Self.locale(fields.string("locale"))
-            guard let venue = try await deps.venues.nameAndCentre(of: slug) else { throw Problem.notFound("no venue \(slug)") }
+            // The page's one read goes through the database gate: while the database is known
+            // to be down (or frozen) it is a 503 at once, not a wait for as long as it lasts.
+            guard let venue = try await deps.database.whileAvailable({ try await deps.venues.nameAndCentre(of: slug) })
+            else { throw Problem.notFound("no venue \(slug)") }
             // The slug is [a-z0-9-] (validated on creation) and the locale matches
             // `locale(_:)`: both are safe inside a script string as they are.
             let html = Self.template.replacingOccurrences(of: "__SLUG__", with: slug)
