@@ -50,22 +50,45 @@ import Testing
         }
     }
 
-    /// A place is anchored at the centre of its founder's fine cell, the very point that is
-    /// published for it (`PrivacyPolicy.refine`, to the bit), never at the founder's ping;
-    /// the founder, at most 7.1 m from it, stays. Also near the antimeridian and a pole.
-    @Test func aPlaceIsAnchoredWhereItIsPublished() async throws {
+    /// A place is anchored at the centre of its founder's sub-cell (the Swift reference and
+    /// SQL agree to the bit), never at the founder's ping, always in the founder's own cell; the
+    /// founder, at most 7.1 m from it, stays. Also just west of a column border, where the
+    /// fine grid of published positions anchored 2.9 % of pings in the next cell, near the
+    /// antimeridian and in the Arctic.
+    @Test func aPlaceIsAnchoredInItsFoundersOwnCell() async throws {
         try await PresenceFixture.run { f in
-            let spots = [bologna, offset(bologna, bearing: 33, metres: 417.3), Coordinate(latitude: -17.7, longitude: 179.99996),
-                         Coordinate(latitude: 78.2231, longitude: 15.6469), Coordinate(latitude: -33.86785, longitude: 151.20732)]
+            let spots = [bologna, offset(bologna, bearing: 33, metres: 417.3), Coordinate(latitude: 44.4938, longitude: 11.343434),
+                         Coordinate(latitude: -17.7, longitude: 179.99996), Coordinate(latitude: 78.2231, longitude: 15.6469),
+                         Coordinate(latitude: -33.86785, longitude: 151.20732)]
+                // A sweep over a few cells, ~12 m apart, through borders of both kinds.
+                + (0..<40).map { Coordinate(latitude: 44.4938 + Double($0) * 0.00011, longitude: 11.34 + Double($0) * 0.000151) }
             for (i, spot) in spots.enumerated() {
                 let founded = try await f.checkIn(udid(10 + i), spot, grids: Self.grids)
                 #expect(founded.outcome == .founded)
-                #expect(founded.place.anchor == Self.policy.refine(spot), "\(spot)")
+                #expect(founded.place.anchor == PrivacyPolicy.anchor(of: spot, grids: Self.grids), "\(spot)")
+                #expect(Self.policy.coarsen(founded.place.anchor) == Self.policy.coarsen(spot), "\(spot)")
                 #expect(founded.place.anchor != spot)
                 #expect(founded.distanceToAnchor <= Self.policy.fineGridMetres / 2.squareRoot() + 0.01)
                 let again = try await f.checkIn(udid(10 + i), spot, time: 60, grids: Self.grids)
                 #expect(again.outcome == .stayed && again.place.id == founded.place.id)
             }
+            #expect(try await f.store.invariantViolations().isEmpty)
+        }
+    }
+
+    /// A member who walks into the next cell leaves its place even within 10 m of the anchor:
+    /// staying across the border kept its +1 in the place's cell, an oracle for a device that
+    /// had joined an unknown place.
+    @Test func aMemberWhoCrossesIntoTheNextCellLeaves() async throws {
+        try await PresenceFixture.run { f in
+            let edge = Self.northEdge(of: bologna)
+            let founded = try await f.checkIn(udid(1), Coordinate(latitude: edge - 2 / 111_320, longitude: bologna.longitude),
+                                              grids: Self.grids)
+            let across = Coordinate(latitude: edge + 2 / 111_320, longitude: founded.place.anchor.longitude)
+            #expect(Geodesic.wgs84.distance(from: founded.place.anchor, to: across) < 10)
+            let moved = try await f.checkIn(udid(1), across, time: 60, grids: Self.grids)
+            #expect(moved.outcome == .founded && moved.place.id != founded.place.id)
+            #expect(Self.policy.coarsen(moved.place.anchor) == Self.policy.coarsen(across))
             #expect(try await f.store.invariantViolations().isEmpty)
         }
     }

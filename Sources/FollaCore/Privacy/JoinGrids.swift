@@ -5,11 +5,12 @@
 /// anchor: a lone person near a cell border was located to 4 cm, and a public place's
 /// founder (the anchor was the founder's exact first ping) to 1 mm.
 public struct JoinGrids: Sendable, Equatable {
-    /// A ping joins only a place anchored in its own cell of this side (small groups' cells),
-    /// so its own +1 is counted where it pinged, whatever it joined; 0: any place in the radius.
+    /// A ping joins, or stays in, only a place anchored in its own cell of this side (small
+    /// groups' cells), so its own +1 is counted where it pinged; 0: any place in the radius.
     public var cellMetres: Double
-    /// A new place is anchored at the centre of the founder's cell of this side; 0: at the
-    /// founder's exact ping.
+    /// A new place is anchored at the centre of the founder's sub-cell of about this side,
+    /// within the founder's own cell (`PrivacyPolicy.anchor(of:grids:)`); 0: at the founder's
+    /// exact ping.
     public var anchorMetres: Double
 
     /// - Parameters:
@@ -22,14 +23,4 @@ public struct JoinGrids: Sendable, Equatable {
 
     /// The original system's: joins across cells, exact anchors.
     public static let none = JoinGrids(cellMetres: 0, anchorMetres: 0)
-}
-
-extension PrivacyPolicy {
-    /// The join grids of this policy: small groups' cells, and anchors on the grid of published
-    /// positions (finer if the join radius is smaller, so that a founder, at most half a
-    /// diagonal from the anchor, still belongs to the place). None at k = 1.
-    /// - Parameter joinRadius: the check-in policy's join radius, metres.
-    public func joinGrids(joinRadius: Double) -> JoinGrids {
-        isOriginal ? .none : JoinGrids(cellMetres: gridMetres, anchorMetres: min(fineGridMetres, joinRadius))
-    }
 }

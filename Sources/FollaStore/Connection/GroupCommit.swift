@@ -8,7 +8,9 @@ import Synchronization
 /// Nothing waits on a timer: a write that finds its lane idle goes at once (alone), so a
 /// quiet server keeps one round trip of latency, and a busy one batches as much as arrived
 /// during the previous batch. Writes are spread over `lanes` writers by a key the caller
-/// picks (`submit(_:lane:)`); a lane runs one batch at a time. Writes that touch the same
+/// picks (`submit(_:lane:)`); a lane runs one batch at a time (but does not wait for a batch
+/// nobody waits on, or one past its deadline: such a statement may still be running, or
+/// commit, beside the lane's next batch; its callers had a 503). Writes that touch the same
 /// rows should share a lane: two batches in flight that lock rows in opposite orders
 /// deadlock (the statement should run such a batch again: it was rolled back whole).
 ///
