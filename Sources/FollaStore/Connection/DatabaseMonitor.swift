@@ -86,6 +86,9 @@ public final class DatabaseMonitor: Sendable {
     ///
     /// - Parameters:
     ///   - deadline: if set, `body` taking longer also counts as the database being unavailable.
+    ///     The answer still waits for `body` to end: a statement on a frozen database ignores
+    ///     cancellation, so a caller that must answer in time awaits this in a task of its own
+    ///     (as `ReadinessProbe` does).
     ///   - body: the work that needs the database.
     public func whileAvailable<T: Sendable>(deadline: Duration? = nil, _ body: @Sendable () async throws -> T) async throws -> T {
         // A request in the first moments after start waits for the first probe (a few ms
