@@ -90,6 +90,9 @@ struct Serve: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Seconds a client may take to send a request head (default 10). Env: FOLLA_HEAD_TIMEOUT")
     var headTimeout: Double?
 
+    @Option(parsing: .unconditional, help: "Seconds a client may take to send a request body after its head (default 10). Env: FOLLA_BODY_TIMEOUT")
+    var bodyTimeout: Double?
+
     @Option(parsing: .unconditional, help: "Seconds an idle keep-alive connection stays open (default 60). Env: FOLLA_IDLE_TIMEOUT")
     var idleTimeout: Double?
 
@@ -140,6 +143,7 @@ struct Serve: AsyncParsableCommand {
         let keyRetention = try Setting("idempotency-retention").number(idempotencyRetention, default: day, in: 60...year)
         var limits = ConnectionLimits()
         limits.headTimeout = .milliseconds(Int(1000 * (try Setting("head-timeout").number(headTimeout, default: 10, in: 0.1...3600))))
+        limits.bodyTimeout = .milliseconds(Int(1000 * (try Setting("body-timeout").number(bodyTimeout, default: 10, in: 0.1...3600))))
         limits.idleTimeout = .milliseconds(Int(1000 * (try Setting("idle-timeout").number(idleTimeout, default: 60, in: 0.1...86_400))))
         let descriptors = DescriptorLimit.raise()
         // Room for the database pool, the log, PostgreSQL's pipes and the listening socket.

@@ -3,12 +3,15 @@ import FollaTestSupport
 import Foundation
 import Testing
 
-/// Slow and oversized request heads, played over raw sockets (python3) against the real
-/// binary. Before, a head that never ended held its connection for good (1 100 of them
-/// exhausted the descriptors and /healthz stopped answering), and there was no 414 or 431.
+/// Slow, malformed and oversized requests, and HTTP/1.0, played over raw sockets (python3)
+/// against the real binary. Before, a head that never ended held its connection for good
+/// (1 100 of them exhausted the descriptors and /healthz stopped answering), and there was
+/// no 414 or 431; until session 19 a body short of its Content-Length held the connection
+/// until the idle timeout, HTTP that did not parse got a 400 with an empty body, and an
+/// HTTP/1.0 client without keep-alive waited for a close that came only with the idle timeout.
 @Suite struct ConnectionLimitTests {
     static let script = #"""
-        import socket, sys, time
+        import re, socket, sys, time
         port = int(sys.argv[1])
         def exchange(data, wait=15):
             s = socket.create_connection(("127.0.0.1", port)); s.sendall(data); s.settimeout(wait)
@@ -31,6 +34,29 @@ import Testing
         report("long-url", b"GET /v1/groups?lat=44.49&lon=11.34&x=" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n")
         report("big-head", b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-F%d: %s\r\n" % (i, b"v" * 1000) for i in range(60)) + b"\r\n")
         report("idle", b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        report("short-body", b"POST /v1/checkins HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"a\":")
+        report("bad-head", b"GET /healthz HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n")
+        report("http10", b"GET /healthz HTTP/1.0\r\n\r\n")
+        def statuses(out):
+            # (A status line follows the previous body directly, not after a line end.)
+            return [m.decode() for m in re.findall(rb"HTTP/1\.[01] \d{3}", out)]
+        # Two good requests pipelined ahead of garbage: both answered, then the 400.
+        took, out = exchange(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n" * 2 + b"BAD\x01 / HTTP/1.1\r\n\r\n")
+        print("pipelined|" + ",".join(statuses(out)) + "|" + ("problem" if out.rstrip().endswith(b"}") and out.count(b"problem+json") == 1 else "plain"))
+        # HTTP/1.0 with keep-alive: two requests on one connection.
+        s = socket.create_connection(("127.0.0.1", port)); s.settimeout(5)
+        got = b""
+        for i in range(2):
+            s.sendall(b"GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+            time.sleep(0.3)
+            got += s.recv(65536)
+        print("http10-keepalive|" + ",".join(statuses(got)) + "|" + str(got.count(b"Connection: keep-alive")))
+        # A body that arrives slowly but within the limit is read, not refused.
+        s = socket.create_connection(("127.0.0.1", port)); s.settimeout(10)
+        s.sendall(b"POST /v1/checkins HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 7\r\nConnection: close\r\n\r\n{")
+        time.sleep(0.5)
+        s.sendall(b'"a":1}')
+        print("slow-body|" + ",".join(statuses(s.recv(65536))))
         # An early answer (413 before the body is read) and then the rest of the body: those
         # bytes are body, not the next head (no 414), and the connection serves the next request.
         s = socket.create_connection(("127.0.0.1", port))
@@ -77,7 +103,7 @@ import Testing
             let server = try ServerProcess([
                 "--database-url", "postgres://\(user)@localhost/\(database)?host=\(dir)",
                 "--secret", "limits-test-secret-0123456789",
-                "--head-timeout", "1", "--idle-timeout", "2", "--max-connections", "20",
+                "--head-timeout", "1", "--body-timeout", "1", "--idle-timeout", "2", "--max-connections", "20",
             ])
             let port = try await server.port()
             let run = try await ExternalProcess.run("/usr/bin/env", ["python3", "-c", Self.script, "\(port)"], deadline: 120)
@@ -97,6 +123,15 @@ import Testing
             // Answered at once, then the keep-alive connection is closed when idle for 2 s.
             #expect(rows["idle"]?[0].hasPrefix("HTTP/1.1 200") == true, "\(text)")
             #expect((1.5...6).contains(Double(rows["idle"]?[2] ?? "") ?? 99), "\(text)")
+            #expect(rows["short-body"]?[0].hasPrefix("HTTP/1.1 408") == true && rows["short-body"]?[1] == "problem", "\(text)")
+            #expect(Double(rows["short-body"]?[2] ?? "") ?? 99 < 1.9, "\(text)")
+            #expect(rows["bad-head"]?[0].hasPrefix("HTTP/1.1 400") == true && rows["bad-head"]?[1] == "problem", "\(text)")
+            // Answered in HTTP/1.0 and closed at once, not when idle for 2 s.
+            #expect(rows["http10"]?[0].hasPrefix("HTTP/1.0 200") == true, "\(text)")
+            #expect(Double(rows["http10"]?[2] ?? "") ?? 99 < 1, "\(text)")
+            #expect(rows["pipelined"] == ["HTTP/1.1 200,HTTP/1.1 200,HTTP/1.1 400", "problem"], "\(text)")
+            #expect(rows["http10-keepalive"] == ["HTTP/1.0 200,HTTP/1.0 200", "2"], "\(text)")
+            #expect(rows["slow-body"] == ["HTTP/1.1 400"], "\(text)")
             #expect(rows["early"]?.first?.hasPrefix("413") == true && rows["early"]?.first?.contains("414") == false, "\(text)")
             #expect(rows["healthz-at-cap"]?[0].hasPrefix("HTTP/1.1 200") == true, "\(text)")
             #expect(rows["closed"]?[0] == "40", "\(text)")

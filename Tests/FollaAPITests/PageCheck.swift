@@ -37,7 +37,7 @@ final class PageCheck: @unchecked Sendable {
 
     /// Once the server is down: tells the script, waits for it, and reads its checks.
     func results() async throws -> [[String: Any]] {
-        FileManager.default.createFile(atPath: out.appendingPathComponent("server-stopped").path, contents: Data("ok".utf8))
+        _ = FileManager.default.createFile(atPath: out.appendingPathComponent("server-stopped").path, contents: Data("ok".utf8))
         for _ in 0..<600 where process.isRunning { try await Task.sleep(for: .milliseconds(200)) }
         if process.isRunning { process.terminate() }
         let result = try Data(contentsOf: out.appendingPathComponent("result.json"))

@@ -10,6 +10,8 @@ import NIOCore
 public struct ConnectionLimits: Sendable {
     /// From the first byte of a request (or the opening of the connection) to the end of its head.
     public var headTimeout: Duration = .seconds(10)
+    /// From the end of a request's head to the end of its body (then 408 and close).
+    public var bodyTimeout: Duration = .seconds(10)
     /// A keep-alive connection with no request in progress is closed after this long.
     public var idleTimeout: Duration = .seconds(60)
     /// Open connections at most; beyond it the server stops accepting until one closes.

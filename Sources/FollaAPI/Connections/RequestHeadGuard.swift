@@ -10,6 +10,8 @@ import NIOHTTPTypes
 /// and stops when the decoder has produced the head (``RequestHeadMarker`` tells it). A
 /// head too slow gets 408, a request line too long 414, a head too large 431: each a
 /// problem+json written here (no request exists yet for the router to answer), then close.
+/// ``RequestHeadMarker`` installs it, and asks it to refuse the other requests no route
+/// sees: a body too slow (408) and HTTP that does not parse (400).
 /// Written by hand: neither NIO nor Hummingbird has a request-head deadline.
 final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
@@ -61,10 +63,10 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
                 if let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
                     sawLineEnd = true
                     if headBytes - buffer.readableBytes + (newline - buffer.readerIndex) > limits.maxRequestLineBytes {
-                        return refuse(context, uriTooLong)
+                        return refuse(uriTooLong)
                     }
                 } else if headBytes > limits.maxRequestLineBytes {
-                    return refuse(context, uriTooLong)
+                    return refuse(uriTooLong)
                 }
             }
         }
@@ -72,7 +74,7 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
         // Checked after the decoder has read the bytes: if they completed the head (the
         // marker said so), what followed was body, not head.
         if counting, waitingForHead, headBytes > limits.maxHeadBytes {
-            refuse(context, headersTooLarge)
+            refuse(headersTooLarge)
         }
     }
 
@@ -84,7 +86,7 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
         timer?.cancel()
         timer = nil
         guard size <= limits.maxHeadBytes else {
-            if let context { refuse(context, headersTooLarge) }
+            refuse(headersTooLarge)
             return false
         }
         return true
@@ -99,19 +101,16 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
 
     private func armTimer(_ context: ChannelHandlerContext) {
         timer?.cancel()
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         timer = context.eventLoop.scheduleTask(in: .init(limits.headTimeout)) {
-            let (handler, context) = loopBound.value
+            let handler = loopBound.value
             handler.timer = nil
             guard handler.waitingForHead else { return }
-            handler.refuse(context, handler.tooSlow)
+            handler.refuse(handler.tooSlow)
         }
     }
 
-    private var tooSlow: Problem {
-        Problem(.requestTimeout, type: "request-timeout", title: "Request timeout",
-                detail: "the request head did not arrive within \(limits.headTimeout)")
-    }
+    private var tooSlow: Problem { .tooSlow("head", within: limits.headTimeout) }
 
     private var uriTooLong: Problem {
         Problem(.uriTooLong, type: "uri-too-long", title: "URI too long",
@@ -123,9 +122,12 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
                 detail: "the request head must be at most \(limits.maxHeadBytes) bytes")
     }
 
-    /// Writes `problem` as a whole HTTP/1.1 response and closes the connection.
-    private func refuse(_ context: ChannelHandlerContext, _ problem: Problem) {
-        guard !refused else { return }
+    /// Writes `problem` as a whole HTTP/1.1 response and closes the connection. Also the
+    /// marker's way to answer what NIO's parser refused and a body too slow: written here,
+    /// as raw bytes, it needs no request (there may be none) and no state of the encoder.
+    /// The caller makes sure that no other response is half written.
+    func refuse(_ problem: Problem) {
+        guard !refused, let context else { return }
         refused = true
         timer?.cancel()
         timer = nil
@@ -134,69 +136,6 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
         out.writeString("HTTP/1.1 \(problem.status.code) \(problem.status.reasonPhrase)\r\n")
         out.writeString("Content-Type: application/problem+json\r\nContent-Length: \(body.readableBytes)\r\nConnection: close\r\n\r\n")
         out.writeImmutableBuffer(body)
-        // Output first, so that a client still sending reads the answer rather than a reset;
-        // the connection goes entirely a second later (what it sends meanwhile is dropped).
-        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        context.writeAndFlush(wrapOutboundOut(out)).whenComplete { _ in
-            let context = loopBound.value
-            context.close(mode: .output, promise: nil)
-            context.eventLoop.scheduleTask(in: .seconds(1)) { loopBound.value.close(promise: nil) }
-        }
-    }
-}
-
-/// The half of ``RequestHeadGuard`` that sees parsed HTTP: installs the guard in front of
-/// the decoder, and tells it when a head has arrived and when a response has ended.
-final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
-
-    private let limits: ConnectionLimits
-    private var headGuard: RequestHeadGuard?
-    private var dropping = false
-    /// A response can be written before its request's body has all arrived (an early 413,
-    /// a 503 from the database gate); what still arrives is that body, not the next head. So
-    /// the next head is waited for only once both the request and the response have ended.
-    private var requestOpen = false
-    private var responseOpen = false
-
-    init(limits: ConnectionLimits) {
-        self.limits = limits
-    }
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        let headGuard = RequestHeadGuard(limits: limits)
-        self.headGuard = headGuard
-        try? context.pipeline.syncOperations.addHandler(headGuard, position: .first)
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !dropping else { return }
-        if case .head(let head) = unwrapInboundIn(data), let headGuard {
-            // The head as sent: request line, then "name: value\r\n" per field, then a blank line.
-            let size = head.method.rawValue.utf8.count + (head.path?.utf8.count ?? 0) + 12
-                + head.headerFields.reduce(2) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count + 4 }
-            guard headGuard.headArrived(size: size) else {
-                dropping = true
-                return
-            }
-            requestOpen = true
-            responseOpen = true
-        }
-        if case .end = unwrapInboundIn(data) {
-            requestOpen = false
-            if !responseOpen { headGuard?.responseEnded() }
-        }
-        context.fireChannelRead(data)
-    }
-
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) {
-            responseOpen = false
-            if !requestOpen { headGuard?.responseEnded() }
-        }
-        context.write(data, promise: promise)
+        context.closeLingering(after: context.writeAndFlush(wrapOutboundOut(out)))
     }
 }

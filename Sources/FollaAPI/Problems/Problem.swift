@@ -3,6 +3,7 @@ import FollaServices
 import FollaStore
 import Foundation
 import Hummingbird
+import NIOHTTP1
 
 /// An RFC 9457 problem: the one shape every error of the API takes.
 ///
@@ -69,6 +70,19 @@ public struct Problem: Error, Sendable {
                         detail: "the database is unavailable; retry in \(outage.retryAfterSeconds) s")
         p.headers[.retryAfter] = String(outage.retryAfterSeconds)
         return p
+    }
+
+    /// HTTP that NIO's parser cannot read (a malformed head, a bad chunk size, a body cut
+    /// short): the client's fault, any client can repeat it at will.
+    public static func unreadable(_ error: HTTPParserError) -> Problem {
+        Problem(.badRequest, type: "malformed-request", title: "Malformed request",
+                detail: "the request could not be read: \(error)")
+    }
+
+    /// A request head or body that did not arrive in time (408); the connection closes.
+    public static func tooSlow(_ part: String, within limit: Duration) -> Problem {
+        Problem(.requestTimeout, type: "request-timeout", title: "Request timeout",
+                detail: "the request \(part) did not arrive within \(limit)")
     }
 
     /// A body over the limit (413).

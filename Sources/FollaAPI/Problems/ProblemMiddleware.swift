@@ -29,8 +29,7 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             // a body cut short): the client's fault, which any client can repeat at will, so
             // not an error line in our log.
             context.logger.debug("unreadable request", metadata: ["error": "\(error)"])
-            return Problem(.badRequest, type: "malformed-request", title: "Malformed request",
-                           detail: "the request could not be read: \(error)").response()
+            return Problem.unreadable(error).response()
         } catch let error as HTTPError {
             return Self.problem(for: error).response()
         } catch let error as any HTTPResponseError {

@@ -1,0 +1,55 @@
+import NIOCore
+import NIOHTTP1
+
+/// Keeps a connection open after a response only when the request's version and its
+/// `Connection` header allow it (RFC 9112 §9.3), and answers an HTTP/1.0 request in HTTP/1.0.
+///
+/// Hummingbird closes only after `Connection: close`, so an HTTP/1.0 client without
+/// keep-alive, which reads its answer until the connection closes, used to wait out the
+/// idle timeout; and a streamed answer went out chunked, which HTTP/1.0 does not know
+/// (answered in 1.0, NIO's encoder delimits it by the close instead). This handler sits
+/// between NIO's HTTP/1 decoder and Hummingbird's HTTP-types codec, the last place the
+/// request's version is known. Written by hand: NIO leaves persistence to the server, and
+/// Hummingbird's codec drops the version.
+final class ConnectionPersistence: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// The version and persistence of the request being answered. Requests may be
+    /// pipelined, so they queue until their response's head is written.
+    private var requests: CircularBuffer<(version: HTTPVersion, keepAlive: Bool)> = []
+    private var closeAfterResponse = false
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head(let head) = unwrapInboundIn(data) {
+            requests.append((head.version, head.isKeepAlive))
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(var head) where head.status.code >= 200:
+            let request = requests.popFirst() ?? (.http1_1, true)
+            closeAfterResponse = !request.keepAlive
+            if request.version == .http1_0 {
+                head.version = .http1_0
+                // A 1.0 client knows where a body ends only by its length or by the close.
+                if !head.headers.contains(name: "content-length") { closeAfterResponse = true }
+                head.headers.replaceOrAdd(name: "Connection", value: closeAfterResponse ? "close" : "keep-alive")
+            } else if closeAfterResponse {
+                head.headers.replaceOrAdd(name: "Connection", value: "close")
+            }
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
+        case .end where closeAfterResponse:
+            let written = context.eventLoop.makePromise(of: Void.self)
+            if let promise { written.futureResult.cascade(to: promise) }
+            context.write(data, promise: written)
+            context.closeLingering(after: written.futureResult)
+        default:
+            context.write(data, promise: promise)
+        }
+    }
+}
