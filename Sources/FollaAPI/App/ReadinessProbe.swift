@@ -58,19 +58,11 @@ public struct ReadinessProbe: Sendable {
     /// monitor's race waits for its body to end: a frozen database held `/readyz` for as long
     /// as it was frozen (90 s in an outside test).
     private func primaryStatus() async -> Status {
-        let first = FirstResult<Status>()
-        let check = Task { first.finish(.success(await checkPrimary())) }
         let deadline = self.deadline
-        let timer = Task {
+        return (try? await FirstResult<Status>().race({ await self.checkPrimary() }, against: [{
             try await Task.sleep(for: deadline + .milliseconds(250))
-            first.finish(.success(Status(ready: false, pendingMigrations: [],
-                                         error: "database: did not answer within \(deadline)")))
-        }
-        defer {
-            timer.cancel()
-            check.cancel()
-        }
-        return (try? await first.value) ?? Status(ready: false, pendingMigrations: [], error: "readiness check failed")
+            return Status(ready: false, pendingMigrations: [], error: "database: did not answer within \(deadline)")
+        }])) ?? Status(ready: false, pendingMigrations: [], error: "readiness check failed")
     }
 
     private func checkPrimary() async -> Status {

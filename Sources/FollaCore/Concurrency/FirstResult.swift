@@ -32,15 +32,44 @@ public final class FirstResult<T: Sendable>: Sendable {
         }
     }
 
-    /// `task`'s value, or `CancellationError` as soon as the waiting task is cancelled (the
-    /// task itself goes on, for whoever else awaits it).
-    public static func value(of task: Task<T, any Error>) async throws -> T {
-        let first = FirstResult<T>()
-        Task { first.finish(await task.result) }
-        return try await withTaskCancellationHandler {
-            try await first.value
-        } onCancel: {
-            first.finish(.failure(CancellationError()))
+    /// Whichever ends first: `work`, one of `rivals` (each returns or throws when it wins,
+    /// a deadline or a watch), a result already given to ``finish(_:)``, or the cancellation
+    /// of the waiting task (`CancellationError`). The losers are cancelled and not waited
+    /// for: work that ignores cancellation (a query on a connection whose server was killed
+    /// or frozen, seen never to return) goes on alone and its late result is dropped, where
+    /// a task group would wait for it. One call per instance.
+    /// - Parameters:
+    ///   - work: what the caller wants, run in a task of its own.
+    ///   - rivals: each run in a task of its own; `FirstResult.after(_:_:)` makes a deadline.
+    public func race(_ work: @escaping @Sendable () async throws -> T,
+                     against rivals: [@Sendable () async throws -> T] = []) async throws -> T {
+        let decided = state.withLock { $0.result != nil }
+        let tasks = decided ? [] : ([work] + rivals).map { body in
+            Task { [self] in
+                do { finish(.success(try await body())) } catch { finish(.failure(error)) }
+            }
         }
+        defer { for task in tasks { task.cancel() } }
+        return try await withTaskCancellationHandler {
+            try await value
+        } onCancel: {
+            finish(.failure(CancellationError()))
+        }
+    }
+
+    /// A rival for ``race(_:against:)`` that throws `failure()` once `deadline` has passed.
+    public static func after(_ deadline: Duration, _ failure: @escaping @Sendable () -> any Error)
+        -> @Sendable () async throws -> T {
+        return {
+            try await Task.sleep(for: deadline)
+            throw failure()
+        }
+    }
+
+    /// `task`'s value, or `CancellationError` as soon as the waiting task is cancelled (the
+    /// task itself goes on, for whoever else awaits it: awaiting a task's value does not
+    /// pass cancellation on to it).
+    public static func value(of task: Task<T, any Error>) async throws -> T {
+        try await FirstResult<T>().race { try await task.value }
     }
 }

@@ -179,32 +179,21 @@ public final class DatabaseMonitor: Sendable {
     /// for: on a connection whose server was killed it was seen never to return, and a
     /// structured child would hold the monitor with it.
     private func probe(_ connection: PostgresConnection) async throws {
-        let answered = FirstResult<Void>()
-        let query = Task {
-            do {
-                _ = try await connection.query("SELECT 1", logger: self.logger).collect()
-                answered.finish(.success(()))
-            } catch {
-                answered.finish(.failure(error))
-            }
-        }
-        // A connection the server closed fails at once (a query on it was seen never to
-        // return); a live one that does not answer fails at the deadline.
-        let timer = Task {
-            let end = ContinuousClock.now + self.settings.deadline
+        let (logger, deadline, retry) = (self.logger, settings.deadline, retryAfterSeconds)
+        try await FirstResult<Void>().race({
+            _ = try await connection.query("SELECT 1", logger: logger).collect()
+        }, against: [{
+            // A connection the server closed fails at once (a query on it was seen never to
+            // return); a live one that does not answer fails at the deadline.
+            let end = ContinuousClock.now + deadline
             while ContinuousClock.now < end, !connection.isClosed {
                 try await Task.sleep(for: .milliseconds(25))
             }
-            answered.finish(.failure(DatabaseUnavailable(
+            throw DatabaseUnavailable(
                 reason: connection.isClosed ? "the database closed the connection"
-                    : "the database did not answer within \(self.settings.deadline)",
-                retryAfterSeconds: self.retryAfterSeconds)))
-        }
-        defer {
-            timer.cancel()
-            query.cancel()
-        }
-        try await answered.value
+                    : "the database did not answer within \(deadline)",
+                retryAfterSeconds: retry)
+        }])
     }
 
     /// Sleeps, but wakes early when a request saw a connection fail.

@@ -107,15 +107,7 @@ public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
     private func run(_ batch: [Slot]) async {
         let items = batch.map(\.item)
         let outcome = FirstResult<[Reply]>()
-        let work = Task { [execute] in
-            do { outcome.finish(.success(try await execute(items))) } catch { outcome.finish(.failure(error)) }
-        }
         let deadline = self.deadline
-        let timer = Task {
-            try await Task.sleep(for: deadline)
-            outcome.finish(.failure(DatabaseUnavailable(
-                reason: "the database did not answer a batch of writes within \(deadline)", retryAfterSeconds: 2)))
-        }
         let abandoned: @Sendable () -> Void = {
             if batch.allSatisfy(\.isFinished) { outcome.finish(.failure(CancellationError())) }
         }
@@ -123,12 +115,15 @@ public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
         // The hooks hold the batch: cleared, or each batch's slots would hold one another for good.
         defer {
             for slot in batch { slot.onLeave(nil) }
-            timer.cancel()
-            work.cancel()  // a no-op once it has returned
         }
         abandoned()  // any that left before the hooks were set
         do {
-            let replies = try await outcome.value
+            let replies = try await outcome.race({ [execute] in try await execute(items) }, against: [
+                FirstResult.after(deadline) {
+                    DatabaseUnavailable(reason: "the database did not answer a batch of writes within \(deadline)",
+                                        retryAfterSeconds: 2)
+                },
+            ])
             guard replies.count == batch.count else {
                 throw GroupCommitError.replies(expected: batch.count, got: replies.count)
             }

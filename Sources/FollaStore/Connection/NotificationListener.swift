@@ -73,24 +73,10 @@ public struct NotificationListener: Sendable {
     /// `SELECT 1` within the heartbeat, on a task that is not waited for (a query on a
     /// connection whose server vanished may never return).
     private func check(_ connection: PostgresConnection) async throws {
-        let answered = FirstResult<Void>()
-        let query = Task {
-            do {
-                _ = try await connection.query("SELECT 1", logger: logger).collect()
-                answered.finish(.success(()))
-            } catch {
-                answered.finish(.failure(error))
-            }
-        }
-        let timer = Task {
-            try await Task.sleep(for: heartbeat)
-            answered.finish(.failure(ListenerStopped()))
-        }
-        defer {
-            query.cancel()
-            timer.cancel()
-        }
-        try await answered.value
+        let logger = self.logger
+        try await FirstResult<Void>().race({
+            _ = try await connection.query("SELECT 1", logger: logger).collect()
+        }, against: [FirstResult.after(heartbeat) { ListenerStopped() }])
     }
 }
 

@@ -76,30 +76,16 @@ public final class ReadDatabase: Sendable {
     func onReplica<T: Sendable>(deadline: Duration? = nil,
                                 _ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
         guard let replica, let monitor else { throw DatabaseUnavailable(reason: "no replica", retryAfterSeconds: 1) }
-        let first = FirstResult<T>()
-        let work = Task {
-            do { first.finish(.success(try await body(replica.client))) } catch { first.finish(.failure(error)) }
-        }
-        let watch = Task {
+        var rivals: [@Sendable () async throws -> T] = [{
             await monitor.outage()
-            first.finish(.failure(DatabaseUnavailable(reason: "the replica is unavailable", retryAfterSeconds: 1)))
+            throw DatabaseUnavailable(reason: "the replica is unavailable", retryAfterSeconds: 1)
+        }]
+        if let deadline {
+            rivals.append(FirstResult.after(deadline) {
+                DatabaseUnavailable(reason: "the replica did not answer within \(deadline)", retryAfterSeconds: 1)
+            })
         }
-        let timer = deadline.map { deadline in
-            Task {
-                try await Task.sleep(for: deadline)
-                first.finish(.failure(DatabaseUnavailable(reason: "the replica did not answer within \(deadline)", retryAfterSeconds: 1)))
-            }
-        }
-        defer {
-            work.cancel()
-            watch.cancel()
-            timer?.cancel()
-        }
-        return try await withTaskCancellationHandler {
-            try await first.value
-        } onCancel: {
-            first.finish(.failure(CancellationError()))
-        }
+        return try await FirstResult<T>().race({ try await body(replica.client) }, against: rivals)
     }
 
     /// Waits until the replica has replayed everything the primary had written when this was
