@@ -20,19 +20,13 @@ extension PrivacyPolicy {
     ///   - grids: the policy's join grids; `c` itself when they are `.none`.
     public static func anchor(of c: Coordinate, grids: JoinGrids) -> Coordinate {
         guard grids.cellMetres > 0, grids.anchorMetres > 0 else { return c }
-        let metres = grids.cellMetres
-        let parts = (metres / grids.anchorMetres).rounded(.up)
-        let latStep = metres / 111_320.0
-        let row = (c.latitude / latStep).rounded(.down)
-        let centre = min(90, max(-90, (row + 0.5) * latStep))
-        let lonStep = min(360, metres / (111_320.0 * max(cos(centre * .pi / 180), 1e-6)))
-        let column = ((c.longitude + 180) / lonStep).rounded(.down)
-        let subLat = latStep / parts, subLon = lonStep / parts
-        let subRow = min(parts - 1, max(0, ((c.latitude - row * latStep) / subLat).rounded(.down)))
-        let subColumn = min(parts - 1, max(0, ((c.longitude + 180 - column * lonStep) / subLon).rounded(.down)))
-        let lat = min(90, max(-90, row * latStep + (subRow + 0.5) * subLat))
-        var lon = column * lonStep + (subColumn + 0.5) * subLon - 180
-        if lon > 180 { lon -= 360 }
+        let cell = GridCell(holding: c, metres: grids.cellMetres)
+        let parts = (grids.cellMetres / grids.anchorMetres).rounded(.up)
+        let subLat = cell.latStep / parts, subLon = cell.lonStep / parts
+        let subRow = min(parts - 1, max(0, ((c.latitude - cell.row * cell.latStep) / subLat).rounded(.down)))
+        let subColumn = min(parts - 1, max(0, ((c.longitude + 180 - cell.column * cell.lonStep) / subLon).rounded(.down)))
+        let lat = min(90, max(-90, cell.row * cell.latStep + (subRow + 0.5) * subLat))
+        let lon = GridCell.wrapped(cell.column * cell.lonStep + (subColumn + 0.5) * subLon - 180)
         return Coordinate(latitude: lat, longitude: lon)
     }
 }

@@ -50,21 +50,11 @@ public struct PrivacyPolicy: Sendable, Equatable {
     /// Where a group of `k` or more is shown: its anchor on the fine grid (exact at k = 1).
     public func refine(_ c: Coordinate) -> Coordinate { isOriginal ? c : Self.snap(c, metres: fineGridMetres) }
 
-    /// The centre of the grid cell of side `metres` holding `c`. Cells are `metres` tall;
-    /// their width in degrees of longitude follows the cell row's latitude, so they stay
-    /// near-square and the snapping depends on nothing but the point itself: every call
-    /// gives the same cell, so averaging answers converges on the cell, never on the people.
+    /// The centre of the grid cell of side `metres` holding `c` (``GridCell``). The snapping
+    /// depends on nothing but the point itself: every call gives the same cell, so averaging
+    /// answers converges on the cell, never on the people.
     public static func snap(_ c: Coordinate, metres: Double) -> Coordinate {
-        let metresPerDegree = 111_320.0
-        let latStep = metres / metresPerDegree
-        let row = (c.latitude / latStep).rounded(.down)
-        let lat = min(90, max(-90, (row + 0.5) * latStep))
-        let cosine = max(cos(lat * .pi / 180), 1e-6)
-        let lonStep = min(360, metres / (metresPerDegree * cosine))
-        let column = ((c.longitude + 180) / lonStep).rounded(.down)
-        var lon = (column + 0.5) * lonStep - 180
-        if lon > 180 { lon -= 360 }
-        return Coordinate(latitude: lat, longitude: lon)
+        GridCell(holding: c, metres: metres).centre
     }
 
     /// Times a reader sees (activity, messages) go to the minute: finer times would join
