@@ -99,12 +99,26 @@ import Testing
             // Readiness asked before the monitor sees the freeze answers within its deadline
             // (5 s), and the wall page at once once it has: both waited for as long as the
             // freeze (90 s in an outside test).
+            let frozen = Date()
             async let readiness = CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz")
+            // In flight too, each on a statement of its own kind (a transaction, a read on a
+            // leased connection, the read model's refresh): until session 19 they waited for
+            // the end of the freeze, the gate's cancellation notwithstanding.
+            let device = "http://127.0.0.1:\(port)/v1/devices/\(String(format: "%040x", 1))"
+            async let checkOut = CurlAnswer.fetch(device, method: "DELETE")
+            async let page = CurlAnswer.fetch("http://127.0.0.1:\(port)/v1/places/1/messages")
+            async let groups = CurlAnswer.fetch("http://127.0.0.1:\(port)/v1/groups?lat=44.4938&lon=11.343")
             let waiting = try await Self.checkIn(port, 2)
             let refused = try await Self.checkIn(port, 3)
             let ready = try await readiness
             let wall = try await CurlAnswer.fetch("http://127.0.0.1:\(port)/wall/piazza-maggiore")
+            let inFlight = try await [("check-out", checkOut), ("messages", page), ("groups", groups)]
+            // Frozen for 12 s at least: what waited for the freeze would take that long.
+            try await Task.sleep(for: .seconds(max(0, 12 - Date().timeIntervalSince(frozen))))
             for pid in stopped { kill(pid, SIGCONT) }
+            for (name, answer) in inFlight {
+                #expect(answer.status == 503 && answer.seconds <= 8, "\(name): \(answer.status) after \(answer.seconds) s")
+            }
             #expect(ready.status == 503 && ready.seconds <= 7, "readyz: \(ready.status) after \(ready.seconds) s")
             #expect(wall.status == 503 && wall.seconds <= 2, "wall page: \(wall.status) after \(wall.seconds) s")
             #expect(waiting.status == 503 && waiting.seconds <= 8, "waiting: \(waiting.status) after \(waiting.seconds) s")

@@ -1,4 +1,3 @@
-import Dispatch
 import FollaCore
 import Foundation
 import Synchronization
@@ -13,24 +12,37 @@ import Testing
         var now: Int { value.withLock { $0 } }
     }
 
-    /// Work that ignores cancellation and ends only when `gate` opens.
-    static func stubborn(_ gate: DispatchSemaphore, _ ran: Count) async -> Int {
-        ran.add()
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                gate.wait()
-                continuation.resume()
+    /// A wait that ignores cancellation and blocks no thread (a blocked thread would starve
+    /// the two-thread pool that runs every test's tasks).
+    final class Gate: Sendable {
+        private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                let open = state.withLock { s in
+                    if !s.open { s.waiters.append(continuation) }
+                    return s.open
+                }
+                if open { continuation.resume() }
             }
         }
+        func open() {
+            for waiter in state.withLock({ s in s.open = true; defer { s.waiters = [] }; return s.waiters }) { waiter.resume() }
+        }
+    }
+
+    /// Work that ignores cancellation and ends only when `gate` opens.
+    static func stubborn(_ gate: Gate, _ ran: Count) async -> Int {
+        ran.add()
+        await gate.wait()
         return 1
     }
 
     struct TooLate: Error {}
 
     @Test func aRivalAnswersWhileTheWorkIgnoresCancellation() async throws {
-        let gate = DispatchSemaphore(value: 0)
+        let gate = Gate()
         let ran = Count()
-        defer { gate.signal() }
+        defer { gate.open() }
         await #expect(throws: TooLate.self) {
             try await FirstResult<Int>().race({ await Self.stubborn(gate, ran) },
                                              against: [FirstResult.after(.milliseconds(50)) { TooLate() }])
@@ -44,9 +56,9 @@ import Testing
     }
 
     @Test func cancellingTheWaiterReleasesIt() async throws {
-        let gate = DispatchSemaphore(value: 0)
+        let gate = Gate()
         let ran = Count()
-        defer { gate.signal() }
+        defer { gate.open() }
         let waiter = Task { try await FirstResult<Int>().race { await Self.stubborn(gate, ran) } }
         while ran.now == 0 { try await Task.sleep(for: .milliseconds(5)) }
         waiter.cancel()

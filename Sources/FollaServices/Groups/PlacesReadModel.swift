@@ -77,7 +77,9 @@ final class PlacesReadModel: Sendable {
         let now = ContinuousClock.now
         let readAt = state.withLock { $0.readAt }
         guard let readAt, now - readAt <= period else {
-            try await refresh().value
+            // Released when this request is cancelled (an outage): the refresh is shared,
+            // and waits on the database for as long as a frozen one stays frozen.
+            try await FirstResult.value(of: refresh())
             return
         }
         if now - readAt > period / 2 { _ = refresh() }

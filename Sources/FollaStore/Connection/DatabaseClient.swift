@@ -1,3 +1,4 @@
+import FollaCore
 import Logging
 import PostgresNIO
 
@@ -49,15 +50,57 @@ extension PostgresClient {
         }
     }
 
-    private func committed<T: Sendable>(logger: Logger, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+    private func committed<T: Sendable>(logger: Logger,
+                                        _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         var attempt = 0
         while true {
             attempt += 1
             do {
-                return try await withTransaction(logger: logger) { connection in try await body(connection) }
+                return try await withConnection { connection in
+                    try await connection.closedIfCancelled {
+                        try await connection.withTransaction(logger: logger) { try await body($0) }
+                    }
+                }
             } catch where attempt < 3 && PSQLError.isRolledBackWhole(error) {
                 logger.debug("transaction rolled back by a deadlock; running it again", metadata: ["attempt": "\(attempt)"])
             }
+        }
+    }
+}
+
+extension PostgresClient {
+    /// All the rows of `query`, read on a leased connection that is closed if the task is
+    /// cancelled meanwhile (``PostgresConnection/closedIfCancelled(_:)``). Every read a
+    /// request waits on goes through here or through `committed`.
+    public func rows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
+        try await withConnection { connection in
+            try await connection.closedIfCancelled { try await connection.query(query, logger: logger).collect() }
+        }
+    }
+}
+
+extension PostgresConnection {
+    /// `body`'s value; if the task is cancelled first, this connection is closed and the
+    /// caller released at once.
+    ///
+    /// A statement waits for its answer whatever happens to the task (PostgresNIO's queries
+    /// ignore cancellation), so a request in flight when the database froze (every process
+    /// stopped, its connections open) waited for as long as the freeze (20 s in a test), though
+    /// the database gate had cancelled it and answered nothing. Closing the connection fails
+    /// the statement; its transaction, if any, is rolled back by the server, and nothing of it
+    /// was acknowledged; the pool replaces the connection. `body` runs in a task of its own
+    /// that is not waited for past the close (``FirstResult/race(_:against:)``): a statement
+    /// written to a connection already closed was seen never to return.
+    /// - Parameter body: the work on this connection, which must not outlive it.
+    public func closedIfCancelled<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withTaskCancellationHandler {
+            try await FirstResult<T>().race(body, against: [{
+                try await self.closeFuture.get()
+                throw DatabaseUnavailable(reason: "the database connection closed", retryAfterSeconds: 1)
+            }])
+        } onCancel: {
+            let closing: EventLoopFuture<Void> = self.close()
+            _ = closing
         }
     }
 }

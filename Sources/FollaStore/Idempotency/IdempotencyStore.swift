@@ -77,9 +77,8 @@ public struct IdempotencyStore: Sendable {
                 RETURNING 1
                 """, logger: logger)
             if !inserted.isEmpty { return .reserved }
-            let rows = try await pool.client.query(
-                "SELECT request_hash, status, content_type, body FROM idempotency_key WHERE key_hash = \(k)", logger: logger
-            ).collect()
+            let rows = try await pool.client.rows(
+                "SELECT request_hash, status, content_type, body FROM idempotency_key WHERE key_hash = \(k)", logger: logger)
             guard let row = rows.first else { continue }  // released or expired meanwhile: try again
             let cells = row.makeRandomAccess()
             let stored = try cells["request_hash"].decode(ByteBuffer.self)

@@ -34,19 +34,19 @@ public struct DeviceRates: Sendable {
     public func acquire(_ kind: Kind, device: DeviceID, limit: Int, window: TimeInterval, at now: Date) async throws -> TimeInterval? {
         let key = ByteBuffer(bytes: keyer.key(for: device, scope: "rate:\(kind.rawValue)"))
         // One statement, so one implicit transaction: the count and the event commit together.
-        let rows = try await pool.client.query("""
+        let rows = try await pool.client.rows("""
             SELECT folla_rate(\(kind.rawValue)::text, \(key)::bytea, \(limit)::integer, \(window)::float8, \(now)::timestamptz)
-            """, logger: logger).collect()
+            """, logger: logger)
         return try rows.first?.decode(Double?.self)
     }
 
     /// Drops the counters whose window has ended; returns how many.
     @discardableResult
     public func expire(at now: Date) async throws -> Int {
-        let rows = try await pool.client.query("""
+        let rows = try await pool.client.rows("""
             WITH gone AS (DELETE FROM device_rate WHERE ends_at <= \(now)::timestamptz RETURNING 1)
             SELECT count(*)::integer FROM gone
-            """, logger: logger).collect()
+            """, logger: logger)
         return try rows.first?.decode(Int.self) ?? 0
     }
 }

@@ -55,9 +55,8 @@ public struct TileEncoder: Sendable {
     public func tile(z: Int, x: Int, y: Int, clusters: [MapCluster]) async throws -> ByteBuffer {
         let logger = logger
         return try await reads.run { client in
-            let rows = try await client.query(Self.sql(z: z, x: x, y: y, clusters: clusters), logger: logger)
-            for try await tile in rows.decode(ByteBuffer.self) { return tile }
-            return ByteBuffer()
+            try await client.rows(Self.sql(z: z, x: x, y: y, clusters: clusters), logger: logger).first?.decode(ByteBuffer.self)
+                ?? ByteBuffer()
         }
     }
 }

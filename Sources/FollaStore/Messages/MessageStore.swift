@@ -60,12 +60,13 @@ public struct MessageStore: Sendable {
     /// A place's visible messages, newest first, strictly older than `before` when given.
     public func page(place: Int64, before: Int64?, limit: Int) async throws -> [Message] {
         var out: [Message] = []
-        let rows = try await client.query("""
+        let rows = try await client.rows("""
             SELECT id, place_id, body, created_at FROM message
             WHERE place_id = \(place) AND NOT hidden AND (\(before)::bigint IS NULL OR id < \(before)::bigint)
             ORDER BY id DESC LIMIT \(limit)
             """, logger: logger)
-        for try await (id, p, body, at) in rows.decode((Int64, Int64, String, Date).self) {
+        for row in rows {
+            let (id, p, body, at) = try row.decode((Int64, Int64, String, Date).self)
             out.append(Message(id: id, placeID: p, text: body, createdAt: at))
         }
         return out

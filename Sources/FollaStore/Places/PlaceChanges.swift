@@ -40,7 +40,7 @@ public struct PlaceChanges: Sendable {
         // replica could lag behind the primary the places came from).
         return try await places.reads.run { client in
             var delta = Delta(live: [], gone: [], messages: [:], horizon: 0)
-            for try await row in try await client.query(query, logger: logger) {
+            for row in try await client.rows(query, logger: logger) {
                 let c = row.makeRandomAccess()
                 delta.horizon = try c["horizon"].decode(Int64.self)
                 guard let changed = try c["changed_id"].decode(Int64?.self) else { continue }

@@ -64,15 +64,16 @@ public struct PlaceReads: Sendable {
                                logger: Logger) async throws -> [Int64: [Message]] {
         guard perPlace > 0, !placeIDs.isEmpty else { return [:] }
         var out: [Int64: [Message]] = [:]
-        for try await (id, place, body, at) in try await client.query("""
+        for row in try await client.rows("""
             SELECT m.id, m.place_id, m.body, m.created_at
             FROM unnest(\(placeIDs)::bigint[]) AS p(id)
             CROSS JOIN LATERAL (
                 SELECT id, place_id, body, created_at FROM message
                 WHERE place_id = p.id AND NOT hidden ORDER BY id DESC LIMIT \(perPlace)
             ) m
-            """, logger: logger).decode((Int64, Int64, String, Date).self)
+            """, logger: logger)
         {
+            let (id, place, body, at) = try row.decode((Int64, Int64, String, Date).self)
             out[place, default: []].append(Message(id: id, placeID: place, text: body, createdAt: at))
         }
         return out
@@ -81,14 +82,12 @@ public struct PlaceReads: Sendable {
     /// Runs a query of `columns` where reads go, its rows as live places.
     func places(_ query: PostgresQuery) async throws -> [LivePlace] {
         let logger = logger
-        return try await reads.run { try await Self.places($0.query(query, logger: logger)) }
+        return try await reads.run { try await Self.places($0.rows(query, logger: logger)) }
     }
 
     /// Rows of `columns` as live places (also the walls' candidates).
-    static func places(_ rows: PostgresRowSequence) async throws -> [LivePlace] {
-        var out: [LivePlace] = []
-        for try await row in rows { out.append(try place(row)) }
-        return out
+    static func places(_ rows: [PostgresRow]) throws -> [LivePlace] {
+        try rows.map(place)
     }
 
     /// A row of `columns`, by column name.

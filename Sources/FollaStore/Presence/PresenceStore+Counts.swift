@@ -14,12 +14,12 @@ extension PresenceStore {
     /// unindexed since SQL/0016, and an index scan of the devices in places; the sweeper
     /// takes it after every sweep).
     public func liveCounts() async throws -> LiveCounts {
-        let rows = try await pool.client.query("""
+        let rows = try await pool.client.rows("""
             SELECT (SELECT count(*) FROM place WHERE counted > 0)::int AS places,
                    (SELECT count(*) FROM device WHERE place_id IS NOT NULL)::int AS devices,
                    (SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state = 'active')::int AS active,
                    (SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle%')::int AS idle
-            """, logger: logger).collect()
+            """, logger: logger)
         let c = rows[0].makeRandomAccess()
         return LiveCounts(places: try c["places"].decode(Int.self), devices: try c["devices"].decode(Int.self),
                           activeBackends: try c["active"].decode(Int.self), idleBackends: try c["idle"].decode(Int.self))

@@ -7,12 +7,10 @@ extension VenueStore {
     /// is that centre. The wall page says where the busiest spots are from here ("35 m
     /// north-east of the centre"); the wall's own JSON stays as it is. nil: no such venue.
     public func nameAndCentre(of slug: String) async throws -> (name: String, centre: Coordinate)? {
-        let rows = try await client.query("""
+        let rows = try await client.rows("""
             SELECT name, ST_Y(c::geometry), ST_X(c::geometry) FROM (SELECT name, ST_Centroid(area) AS c FROM venue WHERE slug = \(slug)) v
             """, logger: logger)
-        for try await (name, lat, lon) in rows.decode((String, Double, Double).self) {
-            return (name, Coordinate(latitude: lat, longitude: lon))
-        }
-        return nil
+        guard let (name, lat, lon) = try rows.first?.decode((String, Double, Double).self) else { return nil }
+        return (name, Coordinate(latitude: lat, longitude: lon))
     }
 }

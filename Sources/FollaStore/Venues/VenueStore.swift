@@ -48,9 +48,6 @@ public struct VenueStore: Sendable {
     }
 
     public func name(of slug: String) async throws -> String? {
-        for try await name in try await client.query("SELECT name FROM venue WHERE slug = \(slug)", logger: logger).decode(String.self) {
-            return name
-        }
-        return nil
+        try await client.rows("SELECT name FROM venue WHERE slug = \(slug)", logger: logger).first?.decode(String.self)
     }
 }

@@ -65,11 +65,12 @@ public struct WallReads: Sendable {
         let logger = logger
         return try await reads.run { client in
             var out: [Message] = []
-            let rows = try await client.query("""
+            let rows = try await client.rows("""
                 SELECT id, place_id, body, created_at FROM message
                 WHERE place_id = ANY(\(placeIDs)::bigint[]) AND NOT hidden ORDER BY id DESC LIMIT \(limit)
                 """, logger: logger)
-            for try await (id, place, body, at) in rows.decode((Int64, Int64, String, Date).self) {
+            for row in rows {
+                let (id, place, body, at) = try row.decode((Int64, Int64, String, Date).self)
                 out.append(Message(id: id, placeID: place, text: body, createdAt: at))
             }
             return out
@@ -78,7 +79,7 @@ public struct WallReads: Sendable {
 
     private func places(_ query: PostgresQuery) async throws -> [LivePlace] {
         let logger = logger
-        return try await reads.run { try await PlaceReads.places($0.query(query, logger: logger)) }
+        return try await reads.run { try await PlaceReads.places($0.rows(query, logger: logger)) }
     }
 }
 
