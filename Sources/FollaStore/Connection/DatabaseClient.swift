@@ -89,15 +89,14 @@ extension PostgresConnection {
     /// the database gate had cancelled it and answered nothing. Closing the connection fails
     /// the statement; its transaction, if any, is rolled back by the server, and nothing of it
     /// was acknowledged; the pool replaces the connection. `body` runs in a task of its own
-    /// that is not waited for past the close (``FirstResult/race(_:against:)``): a statement
-    /// written to a connection already closed was seen never to return.
+    /// that the caller does not wait for once cancelled (``FirstResult/race(_:against:)``): a
+    /// statement written to a connection already closed was seen never to return, and the
+    /// cancellation may come just before `body` writes its statement. (Not raced against the
+    /// connection's `closeFuture`: awaiting it ignores cancellation, a task left per statement.)
     /// - Parameter body: the work on this connection, which must not outlive it.
     public func closedIfCancelled<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await withTaskCancellationHandler {
-            try await FirstResult<T>().race(body, against: [{
-                try await self.closeFuture.get()
-                throw DatabaseUnavailable(reason: "the database connection closed", retryAfterSeconds: 1)
-            }])
+            try await FirstResult<T>().race(body)
         } onCancel: {
             let closing: EventLoopFuture<Void> = self.close()
             _ = closing
