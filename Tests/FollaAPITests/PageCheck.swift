@@ -22,23 +22,41 @@ final class PageCheck: @unchecked Sendable {
     /// Starts `Tests/Browser/<script>` with Debian's python3 (it has no extra packages to
     /// need) and serves until the script asks for the server to go away.
     func run(script: String, arguments: [String]) async throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [Self.root.appendingPathComponent("Tests/Browser/\(script)").path] + arguments
+        // Under `timeout`, which runs the script in a process group of its own and ends the
+        // whole group (Chromium with it) after 7 minutes, or at once when terminated: a test
+        // cancelled at its time limit used to leave python and Chromium running.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["--default-signal", "/usr/bin/timeout", "--kill-after=5", "420s", "/usr/bin/python3",
+                             Self.root.appendingPathComponent("Tests/Browser/\(script)").path] + arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
         // For as long as the script runs (the test's time limit bounds it): a busy CI box
         // can take minutes over it, and stopping the server early would fail every check left.
         let stop = out.appendingPathComponent("stop-server").path
-        while !FileManager.default.fileExists(atPath: stop) && process.isRunning {
-            try await Task.sleep(for: .milliseconds(200))
+        try await untilCancelled {
+            while !FileManager.default.fileExists(atPath: stop) && process.isRunning {
+                try await Task.sleep(for: .milliseconds(200))
+            }
+        }
+    }
+
+    /// `body`, and the script's end if the test is cancelled meanwhile.
+    private func untilCancelled(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch {
+            if process.isRunning { process.terminate() }
+            throw error
         }
     }
 
     /// Once the server is down: tells the script, waits for it, and reads its checks.
     func results() async throws -> [[String: Any]] {
         _ = FileManager.default.createFile(atPath: out.appendingPathComponent("server-stopped").path, contents: Data("ok".utf8))
-        for _ in 0..<600 where process.isRunning { try await Task.sleep(for: .milliseconds(200)) }
+        try await untilCancelled {
+            for _ in 0..<600 where process.isRunning { try await Task.sleep(for: .milliseconds(200)) }
+        }
         if process.isRunning { process.terminate() }
         let result = try Data(contentsOf: out.appendingPathComponent("result.json"))
         return try JSONSerialization.jsonObject(with: result) as? [[String: Any]] ?? []
