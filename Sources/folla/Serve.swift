@@ -202,6 +202,7 @@ struct Serve: AsyncParsableCommand {
         services.append(PresenceSweeper(presence: deps.presence, database: monitor, clock: clock,
                                         interval: .milliseconds(Int(sweepEvery * 1000)),
                                         budgetWindow: budgets.window, idempotencyRetention: keyRetention, logger: logger))
+        limits.maxBodyBytes = settings.limits.maxBodyBytes
         let app = Application(
             router: buildRouter(deps),
             server: limits.server(),

@@ -53,12 +53,30 @@ import Testing
         ("<c>\(fields)</c><d/>", "two roots"),
         ("<c>\(fields)</c>garbage", "text after the root"),
         ("garbage<c>\(fields)</c>", "text before the root"),
+        ("<c>garbage\(fields)</c>", "text between the fields"),
     ])
     func malformedDocumentsAreRefused(body: String, what: String) async throws {
         try await AppFixture.run { f in
             let r = try await f.post("/v1/checkins", body, contentType: "application/xml")
             #expect(r.status == .badRequest, "\(what): \(r.status)")
             #expect(try await f.rowCounts() == [0, 0, 0], "\(what) was written")
+        }
+    }
+
+    /// CDATA is text: it was dropped, so a CDATA `device_id` was "required" and a CDATA
+    /// message was silently left out of an accepted check-in.
+    @Test func cdataSectionsAreText() async throws {
+        try await AppFixture.run { f in
+            let id = "<device_id><![CDATA[0123456789abcdef]]>0123456789abcdef01234567</device_id>"
+            let position = "<lat><![CDATA[44.4938]]></lat><lon>11.343</lon>"
+            let plain = try await f.post("/v1/checkins", "<c>\(id)\(position)</c>", contentType: "application/xml")
+            #expect(plain.status == .ok, "\(String(buffer: plain.body))")
+            let message = "<message><![CDATA[ciao <a tutti>]]></message>"
+            let withMessage = try await f.post("/v1/checkins", "<c>\(id)\(position)\(message)</c>", contentType: "application/xml")
+            #expect(withMessage.status == .ok, "\(withMessage.status) \(String(buffer: withMessage.body))")
+            #expect(try await f.rowCounts() == [1, 1, 1])
+            let messages = try await f.db.query("SELECT body FROM message", logger: TestCluster.logger).collect()
+            #expect(try messages.first?.decode(String.self) == "ciao <a tutti>")
         }
     }
 

@@ -76,9 +76,18 @@ private final class FlatElementCollector: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {
         if depth == 2 { text += string }
-        if depth == 0, string.contains(where: { !$0.isWhitespace }) {
-            fail(parser, "text outside the root element")
+        if depth < 2, string.contains(where: { !$0.isWhitespace }) {
+            fail(parser, depth == 0 ? "text outside the root element" : "text outside a field element")
         }
+    }
+
+    /// A CDATA section is text like any other (it was dropped: `<message><![CDATA[hi]]></message>`
+    /// was accepted as a ping without its message).
+    func parser(_ parser: XMLParser, foundCDATA block: Data) {
+        guard let string = String(validating: block, as: UTF8.self) else {
+            return fail(parser, "a CDATA section is not valid UTF-8")
+        }
+        self.parser(parser, foundCharacters: string)
     }
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {

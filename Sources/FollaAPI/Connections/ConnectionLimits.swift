@@ -12,7 +12,11 @@ public struct ConnectionLimits: Sendable {
     public var headTimeout: Duration = .seconds(10)
     /// From the end of a request's head to the end of its body (then 408 and close).
     public var bodyTimeout: Duration = .seconds(10)
-    /// A keep-alive connection with no request in progress is closed after this long.
+    /// The largest body any route accepts (``RequestLimits/maxBodyBytes``): a `Content-Length`
+    /// over it is refused at the head.
+    public var maxBodyBytes: Int = RequestLimits().maxBodyBytes
+    /// A keep-alive connection with no request in progress is closed after this long, and so
+    /// is one whose client reads none of its answers for this long.
     public var idleTimeout: Duration = .seconds(60)
     /// Open connections at most; beyond it the server stops accepting until one closes.
     public var maxConnections: Int = 1000

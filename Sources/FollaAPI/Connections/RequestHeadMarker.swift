@@ -1,3 +1,4 @@
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
@@ -10,8 +11,16 @@ import NIOHTTPTypesHTTP1
 /// - a body that does not arrive within ``ConnectionLimits/bodyTimeout`` of its head (408):
 ///   a `Content-Length` the client never fills used to hold the connection and its request
 ///   task until the idle timeout;
-/// - HTTP that NIO's parser cannot read outside a body (400 with a problem; Hummingbird's own
-///   answer has an empty body). Inside a body the error reaches the route, which answers it.
+/// - a `Content-Length` over ``ConnectionLimits/maxBodyBytes`` (413 at the head: a client
+///   waiting for `100 Continue` before sending it used to get a 408 instead);
+/// - `CONNECT` (405: NIO's parser stops parsing after one, and its answer went out unframed);
+/// - HTTP that NIO's parser cannot read outside a body (400 with a problem, 431 for too many
+///   header fields; Hummingbird's own answer has an empty body). Inside a body the error
+///   reaches the route, which answers it, unless the route has answered already: then the
+///   connection closes, with no second answer.
+///
+/// It also answers `Expect: 100-continue` (curl waited a second for it before every body
+/// over 1 KiB).
 ///
 /// Requests may be pipelined (Hummingbird has no pipelining handler), so a refusal waits
 /// until the requests before it are answered: a parse error after them, a body too slow
@@ -37,12 +46,18 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
     private var bodyTimer: Scheduled<Void>?
     /// A refusal waiting for the responses owed before it.
     private var pending: Refusal?
+    /// Dropping a response that answers no request (Hummingbird's empty 400 for a body that
+    /// did not parse, after the route had answered without reading it).
+    private var unsolicited = false
 
     private enum Refusal {
-        /// NIO's parser failed outside a body: 400, once every request before is answered.
-        case unreadable(HTTPParserError)
+        /// A problem answered once every request before is answered.
+        case answer(Problem)
         /// The open request's body stalled: 408, once the requests before it are answered.
         case bodyTooSlow
+        /// The open request is answered (or being answered) and its body went wrong: close
+        /// once the answer is out.
+        case close
     }
 
     init(limits: ConnectionLimits) {
@@ -77,9 +92,15 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
                 dropping = true
                 return
             }
+            if let refusal = refusal(of: head) {
+                return refuse(.answer(refusal), context)
+            }
             requestOpen = true
             responseOpen = true
             unanswered += 1
+            if unanswered == 1, head.headerFields[.expect]?.lowercased() == "100-continue" {
+                context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
+            }
         case .end:
             requestOpen = false
             bodyTimer?.cancel()
@@ -91,6 +112,20 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
+    /// What no route should see: CONNECT, and a body declared over the limit.
+    private func refusal(of head: HTTPRequest) -> Problem? {
+        if head.method == .connect {
+            var problem = Problem(.methodNotAllowed, type: "method-not-allowed", title: "Method not allowed",
+                                  detail: "CONNECT is not supported: this server is not a proxy")
+            problem.headers[.allow] = "GET, HEAD, POST, PUT, DELETE, OPTIONS"
+            return problem
+        }
+        if let declared = head.headerFields[.contentLength].flatMap({ Int($0) }), declared > limits.maxBodyBytes {
+            return .bodyTooLarge("the request body must be at most \(limits.maxBodyBytes) bytes; Content-Length says \(declared)")
+        }
+        return nil
+    }
+
     func channelReadComplete(context: ChannelHandlerContext) {
         // Armed here, not at the head: a request without a body ends in the same read, and
         // so costs no timer.
@@ -99,18 +134,42 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parseError = error as? HTTPParserError else { return context.fireErrorCaught(error) }
         if dropping { return }
-        guard let parseError = error as? HTTPParserError, !requestOpen else {
+        // Bytes after a request that asked for the close: the connection is closing, and
+        // they get no answer.
+        if parseError == .closedConnection { return dropping = true }
+        if requestOpen {
+            // Inside a body: the route reads the error and answers it, if it has not answered.
+            // (If it answers without reading the body, Hummingbird's own answer to the error
+            // follows, answering no request: `write` drops it.)
+            if unanswered == 0 || (unanswered == 1 && responseInFlight) { return refuse(.close, context) }
             return context.fireErrorCaught(error)
         }
         // Not forwarded: Hummingbird would answer it again, with an empty 400.
-        dropping = true
-        pending = .unreadable(parseError)
-        refuseWhenDue(context)
+        let problem = parseError == .headerOverflow
+            ? Problem(.requestHeaderFieldsTooLarge, type: "headers-too-large", title: "Request header fields too large",
+                      detail: "the request head has too many header fields")
+            : Problem.unreadable(parseError)
+        refuse(.answer(problem), context)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        switch unwrapOutboundIn(data) {
+        let part = unwrapOutboundIn(data)
+        if case .head(let head) = part, head.status.kind != .informational, unanswered == 0 {
+            unsolicited = true
+        }
+        if unsolicited {
+            promise?.succeed(())
+            if case .end = part {
+                unsolicited = false
+                dropping = true
+                context.flush()
+                context.closeLingering(after: context.eventLoop.makeSucceededVoidFuture())
+            }
+            return
+        }
+        switch part {
         case .head(let head) where head.status.kind != .informational:
             responseInFlight = true
         case .end:
@@ -119,8 +178,10 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
             unanswered -= 1
             if !requestOpen { headGuard?.responseEnded() }
             if pending != nil {
-                context.write(data, promise: promise)
-                return refuseWhenDue(context)
+                let written = context.eventLoop.makePromise(of: Void.self)
+                if let promise { written.futureResult.cascade(to: promise) }
+                context.write(data, promise: written)
+                return refuseWhenDue(context, after: written.futureResult)
             }
         default:
             break
@@ -128,16 +189,27 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(data, promise: promise)
     }
 
+    /// Drops what else arrives, and delivers `refusal` once it is due.
+    private func refuse(_ refusal: Refusal, _ context: ChannelHandlerContext) {
+        dropping = true
+        pending = refusal
+        refuseWhenDue(context, after: nil)
+    }
+
     /// Delivers the pending refusal if the responses owed before it are all written.
-    private func refuseWhenDue(_ context: ChannelHandlerContext) {
+    /// - Parameter written: the write of the last response, when called as it ends.
+    private func refuseWhenDue(_ context: ChannelHandlerContext, after written: EventLoopFuture<Void>?) {
+        let ready = written ?? context.eventLoop.makeSucceededVoidFuture()
         switch pending {
-        case .unreadable(let error) where unanswered == 0:
+        case .answer(let problem) where unanswered == 0:
             pending = nil
-            headGuard?.refuse(.unreadable(error))
-        case .bodyTooSlow where unanswered == 0 || (unanswered == 1 && responseInFlight):
-            // The stalled request has its answer, whole or begun: nothing more to say.
+            headGuard?.refuse(problem)
+        case .close where unanswered == 0,
+             .bodyTooSlow where unanswered == 0 || (unanswered == 1 && responseInFlight):
+            // The request has its answer, whole or begun: nothing more to say.
             pending = nil
-            context.close(promise: nil)
+            context.flush()
+            context.closeLingering(after: ready)
         case .bodyTooSlow where unanswered == 1:
             pending = nil
             headGuard?.refuse(.tooSlow("body", within: limits.bodyTimeout))
@@ -152,9 +224,7 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
             let (marker, context) = loopBound.value
             marker.bodyTimer = nil
             guard marker.requestOpen, !marker.dropping else { return }
-            marker.dropping = true
-            marker.pending = .bodyTooSlow
-            marker.refuseWhenDue(context)
+            marker.refuse(.bodyTooSlow, context)
         }
     }
 }
