@@ -54,6 +54,9 @@ import Testing
         # Answered without its malformed body being read: one answer, then the close.
         took, out = exchange(b"POST /nope HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")
         print("answered-then-bad-body|" + ",".join(statuses(out)))
+        for name, head in [("no-host", b"GET /healthz HTTP/1.1\r\n\r\n"), ("two-hosts", b"GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n")]:
+            took, out = exchange(head)
+            print(name + "|" + ",".join(statuses(out)) + "|" + ("problem" if b"problem+json" in out else "plain"))
         took, out = exchange(b"CONNECT x:443 HTTP/1.1\r\nHost: x\r\n\r\n")
         print("connect|" + ",".join(statuses(out)) + "|" + ("problem" if b"problem+json" in out else "plain"))
         took, out = exchange(b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X%d: y\r\n" % i for i in range(1000)) + b"\r\n")
@@ -167,6 +170,7 @@ import Testing
             #expect(rows["slow-body"] == ["HTTP/1.1 400"], "\(text)")
             #expect(rows["answered-then-bad-body"] == ["HTTP/1.1 404"], "\(text)")
             #expect(rows["connect"] == ["HTTP/1.1 405", "problem"], "\(text)")
+            #expect(rows["no-host"] == ["HTTP/1.1 400", "problem"] && rows["two-hosts"] == ["HTTP/1.1 400", "problem"], "\(text)")
             #expect(rows["many-fields"] == ["HTTP/1.1 431"], "\(text)")
             #expect(rows["after-close"] == ["HTTP/1.1 200"], "\(text)")
             #expect(rows["declared-huge"]?.first == "HTTP/1.1 413" && Double(rows["declared-huge"]?[1] ?? "") ?? 99 < 0.9, "\(text)")

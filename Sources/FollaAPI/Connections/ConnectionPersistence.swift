@@ -21,10 +21,16 @@ final class ConnectionPersistence: ChannelDuplexHandler, RemovableChannelHandler
     /// pipelined, so they queue until their response's head is written.
     private var requests: CircularBuffer<(version: HTTPVersion, keepAlive: Bool)> = []
     private var closeAfterResponse = false
+    /// Whether the head just read has the `Host` fields its version requires (RFC 9112 §3.2:
+    /// exactly one in HTTP/1.1, at most one before). Hummingbird's codec keeps only the first
+    /// as the request's authority, so ``RequestHeadMarker`` asks here, as that head reaches it.
+    private(set) var hostIsValid = true
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head(let head) = unwrapInboundIn(data) {
             requests.append((head.version, head.isKeepAlive))
+            let hosts = head.headers["host"].count
+            hostIsValid = hosts == 1 || (hosts == 0 && head.version.major == 1 && head.version.minor == 0)
         }
         context.fireChannelRead(data)
     }

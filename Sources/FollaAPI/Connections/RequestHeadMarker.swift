@@ -33,6 +33,7 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let limits: ConnectionLimits
     private var headGuard: RequestHeadGuard?
+    private var persistence: ConnectionPersistence?
     private var dropping = false
     /// A response can be written before its request's body has all arrived (an early 413,
     /// a 503 from the database gate); what still arrives is that body, not the next head. So
@@ -71,7 +72,9 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
         try? pipeline.addHandler(headGuard, position: .first)
         // The request's HTTP version is known only before Hummingbird's codec drops it.
         if let codec = try? pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self) {
-            try? pipeline.addHandler(ConnectionPersistence(), position: .before(codec.handler))
+            let persistence = ConnectionPersistence()
+            try? pipeline.addHandler(persistence, position: .before(codec.handler))
+            self.persistence = persistence
         }
     }
 
@@ -112,8 +115,13 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
-    /// What no route should see: CONNECT, and a body declared over the limit.
+    /// What no route should see: CONNECT, a body declared over the limit, and a `Host` missing
+    /// from an HTTP/1.1 request or given twice.
     private func refusal(of head: HTTPRequest) -> Problem? {
+        if persistence?.hostIsValid == false {
+            return Problem(.badRequest, type: "malformed-request", title: "Malformed request",
+                           detail: "an HTTP/1.1 request needs exactly one Host header (at most one in HTTP/1.0)")
+        }
         if head.method == .connect {
             var problem = Problem(.methodNotAllowed, type: "method-not-allowed", title: "Method not allowed",
                                   detail: "CONNECT is not supported: this server is not a proxy")
