@@ -48,6 +48,12 @@ import Testing
             // An empty range of people is an empty answer, not an error.
             let empty = try await f.client.execute(uri: "/v1/groups?lat=44.49&lon=11.34&min=5&max=2", method: .get)
             #expect(empty.status == .ok && String(buffer: empty.body).contains(#""count":0"#))
+            // Empty segments say nothing (they were "given more than once"); a name given
+            // twice still is.
+            let segments = try await f.client.execute(uri: "/v1/groups?&lat=44.49&&lon=11.34&", method: .get)
+            #expect(segments.status == .ok, "\(String(buffer: segments.body))")
+            let twice = try await f.client.execute(uri: "/v1/groups?lat=44.49&lon=11.34&lon=11.35", method: .get)
+            #expect(twice.status == .badRequest)
         }
     }
 
