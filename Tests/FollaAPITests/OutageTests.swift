@@ -126,6 +126,12 @@ import Testing
             #expect(refused.header("Retry-After") != nil)
             let resumed = try await Self.secondsUntilServed(within: 30) { try await Self.checkIn(port, 4) }
             #expect(resumed <= 10, "service resumed \(resumed) s after the database; the server's log:\n\(server.log.suffix(4000))")
+            // Groups too: their read model's refresh is shared, and must not have been left
+            // waiting on a connection closed under a cancelled request.
+            let groupsBack = try await Self.secondsUntilServed(within: 30) {
+                try await CurlAnswer.fetch("http://127.0.0.1:\(port)/v1/groups?lat=44.4938&lon=11.343")
+            }
+            #expect(groupsBack <= 10, "groups resumed \(groupsBack) s after the database")
             #expect(await server.stop() == 0)
         }
     }

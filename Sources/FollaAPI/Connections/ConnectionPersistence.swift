@@ -25,10 +25,13 @@ final class ConnectionPersistence: ChannelDuplexHandler, RemovableChannelHandler
     /// exactly one in HTTP/1.1, at most one before). Hummingbird's codec keeps only the first
     /// as the request's authority, so ``RequestHeadMarker`` asks here, as that head reaches it.
     private(set) var hostIsValid = true
+    /// Whether the head just read is HTTP/1.0 (no `100 Continue` for it).
+    private(set) var isHTTP10 = false
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head(let head) = unwrapInboundIn(data) {
             requests.append((head.version, head.isKeepAlive))
+            isHTTP10 = head.version == .http1_0
             let hosts = head.headers["host"].count
             hostIsValid = hosts == 1 || (hosts == 0 && head.version.major == 1 && head.version.minor == 0)
         }

@@ -24,6 +24,10 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
     private var headBytes = 0
     private var sawLineEnd = false
     private var refused = false
+    private var written = false
+    /// Set by ``RequestHeadMarker``: a refusal goes there, to wait for the answers owed to the
+    /// requests pipelined before it, and comes back to ``write(_:)``.
+    var onRefusal: ((Problem) -> Void)?
     private var timer: Scheduled<Void>?
     /// Runs while the client reads none of what it is sent (the channel stays unwritable):
     /// a client that stopped reading held its connection for good, its answers queued in the
@@ -83,10 +87,10 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
                 if let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
                     sawLineEnd = true
                     if headBytes - buffer.readableBytes + (newline - buffer.readerIndex) > limits.maxRequestLineBytes {
-                        return refuse(uriTooLong)
+                        return stop(uriTooLong)
                     }
                 } else if headBytes > limits.maxRequestLineBytes {
-                    return refuse(uriTooLong)
+                    return stop(uriTooLong)
                 }
             }
         }
@@ -94,7 +98,7 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
         // Checked after the decoder has read the bytes: if they completed the head (the
         // marker said so), what followed was body, not head.
         if counting, waitingForHead, headBytes > limits.maxHeadBytes {
-            refuse(headersTooLarge)
+            stop(headersTooLarge)
         }
     }
 
@@ -106,7 +110,7 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
         timer?.cancel()
         timer = nil
         guard size <= limits.maxHeadBytes else {
-            refuse(headersTooLarge)
+            stop(headersTooLarge)
             return false
         }
         return true
@@ -126,7 +130,7 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
             let handler = loopBound.value
             handler.timer = nil
             guard handler.waitingForHead else { return }
-            handler.refuse(handler.tooSlow)
+            handler.stop(handler.tooSlow)
         }
     }
 
@@ -142,19 +146,32 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
                 detail: "the request head must be at most \(limits.maxHeadBytes) bytes")
     }
 
-    /// Writes `problem` as a whole HTTP/1.1 response and closes the connection. Also the
-    /// marker's way to answer what NIO's parser refused and a body too slow: written here,
-    /// as raw bytes, it needs no request (there may be none) and no state of the encoder.
-    /// The caller makes sure that no other response is half written.
-    func refuse(_ problem: Problem) {
-        guard !refused, let context else { return }
+    /// Stops reading, and refuses with `problem` once the answers owed before it are out.
+    private func stop(_ problem: Problem) {
+        guard !refused else { return }
+        refused = true
+        timer?.cancel()
+        timer = nil
+        if let onRefusal { onRefusal(problem) } else { write(problem) }
+    }
+
+    /// Writes `problem` as a whole HTTP/1.1 response and closes the connection: the answer
+    /// to what no route sees (a head too slow or too large, HTTP that does not parse, a body
+    /// too slow). Written here, as raw bytes, it needs no request (there may be none) and no
+    /// state of the encoder; the marker makes sure that no other response is half written.
+    func write(_ problem: Problem) {
+        guard !written, let context else { return }
+        written = true
         refused = true
         timer?.cancel()
         timer = nil
         let body = problem.jsonBody()
         var out = context.channel.allocator.buffer(capacity: 256 + body.readableBytes)
         out.writeString("HTTP/1.1 \(problem.status.code) \(problem.status.reasonPhrase)\r\n")
-        out.writeString("Content-Type: application/problem+json\r\nContent-Length: \(body.readableBytes)\r\nConnection: close\r\n\r\n")
+        out.writeString("Content-Type: application/problem+json\r\nContent-Length: \(body.readableBytes)\r\n")
+        // The problem's own fields (`Allow` for a 405, `Retry-After`), then ours.
+        for field in problem.headers { out.writeString("\(field.name.rawName): \(field.value)\r\n") }
+        out.writeString("Cache-Control: no-store\r\nConnection: close\r\n\r\n")
         out.writeImmutableBuffer(body)
         context.closeLingering(after: context.writeAndFlush(wrapOutboundOut(out)))
     }

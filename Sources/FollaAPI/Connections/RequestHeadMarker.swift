@@ -39,7 +39,6 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
     /// a 503 from the database gate); what still arrives is that body, not the next head. So
     /// the next head is waited for only once both the request and the response have ended.
     private var requestOpen = false
-    private var responseOpen = false
     /// Request heads passed on whose response has not ended; they are answered in order.
     private var unanswered = 0
     /// A response head is written and its end is not: nothing else may be written meanwhile.
@@ -47,6 +46,8 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
     private var bodyTimer: Scheduled<Void>?
     /// A refusal waiting for the responses owed before it.
     private var pending: Refusal?
+    /// A refusal has been written: whatever the routes still write is dropped.
+    private var outputDone = false
     /// Dropping a response that answers no request (Hummingbird's empty 400 for a body that
     /// did not parse, after the route had answered without reading it).
     private var unsolicited = false
@@ -68,6 +69,9 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerAdded(context: ChannelHandlerContext) {
         let headGuard = RequestHeadGuard(limits: limits)
         self.headGuard = headGuard
+        headGuard.onRefusal = { [weak self, weak context] problem in
+            if let self, let context { self.refuse(.answer(problem), context) }
+        }
         let pipeline = context.pipeline.syncOperations
         try? pipeline.addHandler(headGuard, position: .first)
         // The request's HTTP version is known only before Hummingbird's codec drops it.
@@ -81,6 +85,7 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         bodyTimer?.cancel()
         bodyTimer = nil
+        headGuard?.onRefusal = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -91,24 +96,21 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
             // The head as sent: request line, then "name: value\r\n" per field, then a blank line.
             let size = head.method.rawValue.utf8.count + (head.path?.utf8.count ?? 0) + 12
                 + head.headerFields.reduce(2) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count + 4 }
-            guard headGuard.headArrived(size: size) else {
-                dropping = true
-                return
-            }
+            guard headGuard.headArrived(size: size) else { return }  // refused: see onRefusal
             if let refusal = refusal(of: head) {
                 return refuse(.answer(refusal), context)
             }
             requestOpen = true
-            responseOpen = true
             unanswered += 1
-            if unanswered == 1, head.headerFields[.expect]?.lowercased() == "100-continue" {
+            // (Never to HTTP/1.0, which has no 100 Continue.)
+            if unanswered == 1, head.headerFields[.expect]?.lowercased() == "100-continue", persistence?.isHTTP10 != true {
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
             }
         case .end:
             requestOpen = false
             bodyTimer?.cancel()
             bodyTimer = nil
-            if !responseOpen { headGuard?.responseEnded() }
+            nextHeadIfIdle()
         case .body:
             break
         }
@@ -152,6 +154,8 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
             // (If it answers without reading the body, Hummingbird's own answer to the error
             // follows, answering no request: `write` drops it.)
             if unanswered == 0 || (unanswered == 1 && responseInFlight) { return refuse(.close, context) }
+            bodyTimer?.cancel()
+            bodyTimer = nil
             return context.fireErrorCaught(error)
         }
         // Not forwarded: Hummingbird would answer it again, with an empty 400.
@@ -164,6 +168,7 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let part = unwrapOutboundIn(data)
+        if outputDone { return promise?.fail(ChannelError.outputClosed) ?? () }
         if case .head(let head) = part, head.status.kind != .informational, unanswered == 0 {
             unsolicited = true
         }
@@ -182,9 +187,8 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
             responseInFlight = true
         case .end:
             responseInFlight = false
-            responseOpen = false
             unanswered -= 1
-            if !requestOpen { headGuard?.responseEnded() }
+            nextHeadIfIdle()
             if pending != nil {
                 let written = context.eventLoop.makePromise(of: Void.self)
                 if let promise { written.futureResult.cascade(to: promise) }
@@ -195,6 +199,13 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
             break
         }
         context.write(data, promise: promise)
+    }
+
+    /// Once the request has ended and every request is answered, what comes next is a head.
+    /// (An answer can come before the end of its request's body: an early 413, a 503 from the
+    /// database gate; what still arrives is that body, not the next head.)
+    private func nextHeadIfIdle() {
+        if !requestOpen && unanswered == 0 { headGuard?.responseEnded() }
     }
 
     /// Drops what else arrives, and delivers `refusal` once it is due.
@@ -211,16 +222,20 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
         switch pending {
         case .answer(let problem) where unanswered == 0:
             pending = nil
-            headGuard?.refuse(problem)
-        case .close where unanswered == 0,
-             .bodyTooSlow where unanswered == 0 || (unanswered == 1 && responseInFlight):
-            // The request has its answer, whole or begun: nothing more to say.
+            outputDone = true
+            headGuard?.write(problem)
+        case .bodyTooSlow where unanswered == 1 && responseInFlight:
+            // Its answer is being written: the close waits for its end.
+            pending = .close
+        case .close where unanswered == 0, .bodyTooSlow where unanswered == 0:
+            // The request has its answer: nothing more to say.
             pending = nil
             context.flush()
             context.closeLingering(after: ready)
         case .bodyTooSlow where unanswered == 1:
             pending = nil
-            headGuard?.refuse(.tooSlow("body", within: limits.bodyTimeout))
+            outputDone = true
+            headGuard?.write(.tooSlow("body", within: limits.bodyTimeout))
         default:
             break
         }

@@ -37,12 +37,15 @@ public final class FirstResult<T: Sendable>: Sendable {
     /// of the waiting task (`CancellationError`). The losers are cancelled and not waited
     /// for: work that ignores cancellation (a query on a connection whose server was killed
     /// or frozen, seen never to return) goes on alone and its late result is dropped, where
-    /// a task group would wait for it. One call per instance.
+    /// a task group would wait for it. A caller cancelled before the call starts nothing.
+    /// One call per instance.
     /// - Parameters:
     ///   - work: what the caller wants, run in a task of its own.
     ///   - rivals: each run in a task of its own; `FirstResult.after(_:_:)` makes a deadline.
     public func race(_ work: @escaping @Sendable () async throws -> T,
                      against rivals: [@Sendable () async throws -> T] = []) async throws -> T {
+        // A caller cancelled already starts nothing.
+        if Task.isCancelled { finish(.failure(CancellationError())) }
         let decided = state.withLock { $0.result != nil }
         let tasks = decided ? [] : ([work] + rivals).map { body in
             Task { [self] in

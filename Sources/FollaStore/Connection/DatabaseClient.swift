@@ -58,7 +58,7 @@ extension PostgresClient {
             do {
                 return try await withConnection { connection in
                     try await connection.closedIfCancelled {
-                        try await connection.withTransaction(logger: logger) { try await body($0) }
+                        try await connection.transaction(logger: logger) { try await body($0) }
                     }
                 }
             } catch where attempt < 3 && PSQLError.isRolledBackWhole(error) {
@@ -81,26 +81,51 @@ extension PostgresClient {
 
 extension PostgresConnection {
     /// `body`'s value; if the task is cancelled first, this connection is closed and the
-    /// caller released at once.
+    /// caller released as soon as the close is done.
     ///
     /// A statement waits for its answer whatever happens to the task (PostgresNIO's queries
     /// ignore cancellation), so a request in flight when the database froze (every process
     /// stopped, its connections open) waited for as long as the freeze (20 s in a test), though
     /// the database gate had cancelled it and answered nothing. Closing the connection fails
-    /// the statement; its transaction, if any, is rolled back by the server, and nothing of it
-    /// was acknowledged; the pool replaces the connection. `body` runs in a task of its own
-    /// that the caller does not wait for once cancelled (``FirstResult/race(_:against:)``): a
-    /// statement written to a connection already closed was seen never to return, and the
-    /// cancellation may come just before `body` writes its statement. (Not raced against the
-    /// connection's `closeFuture`: awaiting it ignores cancellation, a task left per statement.)
+    /// the statement; the server rolls back its transaction unless the COMMIT had already
+    /// reached it (then the write stands, unacknowledged, as after any cut connection).
+    ///
+    /// `body` runs in a task of its own that the caller does not wait for once cancelled
+    /// (``FirstResult/race(_:against:)``): a statement written to a connection already closed
+    /// was seen never to return. The caller does wait for the close itself: the connection
+    /// goes back to the pool when the caller returns, and the pool must know it is closed by
+    /// then, or it could hand it to the next waiter, whose statement would never return.
     /// - Parameter body: the work on this connection, which must not outlive it.
     public func closedIfCancelled<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await withTaskCancellationHandler {
-            try await FirstResult<T>().race(body)
-        } onCancel: {
-            let closing: EventLoopFuture<Void> = self.close()
-            _ = closing
+        do {
+            return try await withTaskCancellationHandler {
+                try await FirstResult<T>().race(body)
+            } onCancel: {
+                let closing: EventLoopFuture<Void> = self.close()
+                _ = closing
+            }
+        } catch {
+            if Task.isCancelled { try? await closeFuture.get() }
+            throw error
         }
+    }
+
+    /// BEGIN, `body`, COMMIT. After a failure, ROLLBACK, unless the connection is closed:
+    /// the server has rolled back already, and a statement written to a closed connection
+    /// never returns (PostgresNIO's `withTransaction` writes its ROLLBACK regardless, and
+    /// left a task waiting for good after each write cancelled by `closedIfCancelled`).
+    /// Errors are the statements' own (`PSQLError`), not wrapped.
+    func transaction<T>(logger: Logger, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await query("BEGIN;", logger: logger)
+        let value: T
+        do {
+            value = try await body(self)
+        } catch {
+            if !isClosed { _ = try? await query("ROLLBACK;", logger: logger) }
+            throw error
+        }
+        try await query("COMMIT;", logger: logger)
+        return value
     }
 }
 

@@ -48,7 +48,7 @@ public struct PlaceReads: Sendable {
 
     /// Whether the place exists at all (live or empty).
     public func exists(_ id: Int64) async throws -> Bool {
-        try await reads.run { try await !$0.query("SELECT 1 FROM place WHERE id = \(id)", logger: logger).collect().isEmpty }
+        try await reads.run { try await !$0.rows("SELECT 1 FROM place WHERE id = \(id)", logger: logger).isEmpty }
     }
 
     /// The newest `perPlace` visible messages of each place, in one query (newest first).

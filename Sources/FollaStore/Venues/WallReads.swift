@@ -44,11 +44,11 @@ public struct WallReads: Sendable {
             return WallCandidates(name: nil, ring: nil, places: places)
         case .venue(let slug):
             let logger = logger
-            let rows = try await reads.run { try await $0.query("""
+            let rows = try await reads.run { try await $0.rows("""
                 SELECT name, (SELECT array_agg(ST_Y((dp).geom) ORDER BY (dp).path) FROM ST_DumpPoints(ST_ExteriorRing(area::geometry)) dp),
                        (SELECT array_agg(ST_X((dp).geom) ORDER BY (dp).path) FROM ST_DumpPoints(ST_ExteriorRing(area::geometry)) dp)
                 FROM venue WHERE slug = \(slug)
-                """, logger: logger).collect() }
+                """, logger: logger) }
             guard let row = rows.first else { return nil }
             let (name, lats, lons) = try row.decode((String, [Double], [Double]).self)
             let places = try await places("""
