@@ -192,6 +192,11 @@ extension AppFixture {
             #expect(events.count == 1)
             #expect(events.first?.contains("terzo") == true && events.first?.contains("id: \(one + 1)") == true)
             #expect(try await f.get("/v1/venues/nowhere/wall/events").status == .notFound)
+            // A slug no venue can have is the contract's 400, on the wall and on its stream.
+            for path in ["/v1/venues/NOPE/wall", "/v1/venues/-x/wall", "/v1/venues/\(String(repeating: "a", count: 64))/wall",
+                         "/v1/venues/NOPE/wall/events"] {
+                #expect(try await f.get(path).status == .badRequest, "\(path)")
+            }
         }
     }
 

@@ -14,6 +14,7 @@ import NIOHTTPTypesHTTP1
 /// - a `Content-Length` over ``ConnectionLimits/maxBodyBytes`` (413 at the head: a client
 ///   waiting for `100 Continue` before sending it used to get a 408 instead);
 /// - `CONNECT` (405: NIO's parser stops parsing after one, and its answer went out unframed);
+/// - a transfer coding other than chunked (501, RFC 9112 §6.1: NIO read `gzip, chunked` as chunked);
 /// - HTTP that NIO's parser cannot read outside a body (400 with a problem, 431 for too many
 ///   header fields; Hummingbird's own answer has an empty body). Inside a body the error
 ///   reaches the route, which answers it, unless the route has answered already: then the
@@ -117,8 +118,8 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
-    /// What no route should see: CONNECT, a body declared over the limit, and a `Host` missing
-    /// from an HTTP/1.1 request or given twice.
+    /// What no route should see: CONNECT, a transfer coding other than chunked, a body declared
+    /// over the limit, and a `Host` missing from an HTTP/1.1 request or given twice.
     private func refusal(of head: HTTPRequest) -> Problem? {
         if persistence?.hostIsValid == false {
             return Problem(.badRequest, type: "malformed-request", title: "Malformed request",
@@ -129,6 +130,11 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
                                   detail: "CONNECT is not supported: this server is not a proxy")
             problem.headers[.allow] = "GET, HEAD, POST, PUT, DELETE, OPTIONS"
             return problem
+        }
+        // NIO's parser reads `gzip, chunked` as chunked and hands on the gzip bytes as the body.
+        if let coding = head.headerFields[.transferEncoding], coding.lowercased() != "chunked" {
+            return Problem(.notImplemented, type: "unsupported-transfer-coding", title: "Transfer coding not supported",
+                           detail: "only Transfer-Encoding: chunked is supported")
         }
         if let declared = head.headerFields[.contentLength].flatMap({ Int($0) }), declared > limits.maxBodyBytes {
             return .bodyTooLarge("the request body must be at most \(limits.maxBodyBytes) bytes; Content-Length says \(declared)")

@@ -7,11 +7,17 @@ public struct VenueDefinition: Sendable, Equatable {
 
     public static let maxVertices = 1000
 
-    public init(slug: String, name: String, ring: [Coordinate]) throws(FieldError) {
+    /// What a slug may be: 1–63 of a–z, 0–9 and '-', not starting with '-' (the contract's
+    /// `Slug`). Checked where venues are made and where walls are asked for.
+    public static func checkSlug(_ slug: String) throws(FieldError) {
         guard slug.utf8.count <= 63, let first = slug.utf8.first,
               slug.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }),
               first != 0x2D
         else { throw FieldError("slug", "must be 1–63 characters of a–z, 0–9 and '-', not starting with '-'") }
+    }
+
+    public init(slug: String, name: String, ring: [Coordinate]) throws(FieldError) {
+        try Self.checkSlug(slug)
         let trimmed = name.trimmingWhitespace()
         // Counted as the database counts (char_length: code points), not as grapheme clusters:
         // 61 flags are 61 characters to a person but 122 code points to the CHECK.

@@ -21,8 +21,10 @@ public struct WallService: Sendable {
     }
 
     /// The wall's data, from the micro-cache; nil when the venue does not exist.
+    /// - Throws: `FieldError` for a slug no venue can have (the contract's 400, not a 404).
     public func data(for area: WallReads.Area) async throws -> WallData? {
-        try await cache.value(for: area)
+        if case .venue(let slug) = area { try VenueDefinition.checkSlug(slug) }
+        return try await cache.value(for: area)
     }
 
     /// Drops every cached wall (messages changed somewhere): hidden messages leave the next
