@@ -13,10 +13,8 @@ struct MethodNotAllowedMiddleware<Context: RequestContext>: RouterMiddleware {
             let allowed = routes.methods(for: request.uri.path)
             guard !allowed.isEmpty, !allowed.contains(request.method) else { throw error }
             let names = Set(allowed.map(\.rawValue) + (allowed.contains(.get) ? ["HEAD"] : [])).sorted()
-            var problem = Problem(.methodNotAllowed, type: "method-not-allowed", title: "Method not allowed",
-                                  detail: "\(request.uri.path) allows \(names.joined(separator: ", "))")
-            problem.headers[.allow] = names.joined(separator: ", ")
-            throw problem
+            throw Problem.methodNotAllowed("\(request.uri.path) allows \(names.joined(separator: ", "))",
+                                           allow: names.joined(separator: ", "))
         }
     }
 }

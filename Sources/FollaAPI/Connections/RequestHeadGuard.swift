@@ -142,8 +142,7 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private var headersTooLarge: Problem {
-        Problem(.requestHeaderFieldsTooLarge, type: "headers-too-large", title: "Request header fields too large",
-                detail: "the request head must be at most \(limits.maxHeadBytes) bytes")
+        .headersTooLarge("the request head must be at most \(limits.maxHeadBytes) bytes")
     }
 
     /// Stops reading, and refuses with `problem` once the answers owed before it are out.

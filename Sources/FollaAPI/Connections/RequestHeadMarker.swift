@@ -122,14 +122,11 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
     /// over the limit, and a `Host` missing from an HTTP/1.1 request or given twice.
     private func refusal(of head: HTTPRequest) -> Problem? {
         if persistence?.hostIsValid == false {
-            return Problem(.badRequest, type: "malformed-request", title: "Malformed request",
-                           detail: "an HTTP/1.1 request needs exactly one Host header (at most one in HTTP/1.0)")
+            return .malformedRequest("an HTTP/1.1 request needs exactly one Host header (at most one in HTTP/1.0)")
         }
         if head.method == .connect {
-            var problem = Problem(.methodNotAllowed, type: "method-not-allowed", title: "Method not allowed",
-                                  detail: "CONNECT is not supported: this server is not a proxy")
-            problem.headers[.allow] = "GET, HEAD, POST, PUT, DELETE, OPTIONS"
-            return problem
+            return .methodNotAllowed("CONNECT is not supported: this server is not a proxy",
+                                     allow: "GET, HEAD, POST, PUT, DELETE, OPTIONS")
         }
         // NIO's parser reads `gzip, chunked` as chunked and hands on the gzip bytes as the body.
         if let coding = head.headerFields[.transferEncoding], coding.lowercased() != "chunked" {
@@ -166,8 +163,7 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
         }
         // Not forwarded: Hummingbird would answer it again, with an empty 400.
         let problem = parseError == .headerOverflow
-            ? Problem(.requestHeaderFieldsTooLarge, type: "headers-too-large", title: "Request header fields too large",
-                      detail: "the request head has too many header fields")
+            ? Problem.headersTooLarge("the request head has too many header fields")
             : Problem.unreadable(parseError)
         refuse(.answer(problem), context)
     }

@@ -75,8 +75,24 @@ public struct Problem: Error, Sendable {
     /// HTTP that NIO's parser cannot read (a malformed head, a bad chunk size, a body cut
     /// short): the client's fault, any client can repeat it at will.
     public static func unreadable(_ error: HTTPParserError) -> Problem {
-        Problem(.badRequest, type: "malformed-request", title: "Malformed request",
-                detail: "the request could not be read: \(error)")
+        malformedRequest("the request could not be read: \(error)")
+    }
+
+    /// HTTP itself is wrong (not a field of it): unreadable, or against RFC 9112.
+    public static func malformedRequest(_ detail: String) -> Problem {
+        Problem(.badRequest, type: "malformed-request", title: "Malformed request", detail: detail)
+    }
+
+    /// A method the resource does not take (405), with the `Allow` it does, when known.
+    public static func methodNotAllowed(_ detail: String, allow: String? = nil) -> Problem {
+        var p = Problem(.methodNotAllowed, type: "method-not-allowed", title: "Method not allowed", detail: detail)
+        if let allow { p.headers[.allow] = allow }
+        return p
+    }
+
+    /// A request head too large (431).
+    public static func headersTooLarge(_ detail: String) -> Problem {
+        Problem(.requestHeaderFieldsTooLarge, type: "headers-too-large", title: "Request header fields too large", detail: detail)
     }
 
     /// A request head or body that did not arrive in time (408); the connection closes.

@@ -50,8 +50,7 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         case .contentTooLarge:
             return .bodyTooLarge(error.body ?? "the request body exceeds the limit")
         case .methodNotAllowed:
-            return Problem(.methodNotAllowed, type: "method-not-allowed", title: "Method not allowed",
-                           detail: "this resource does not support that method")
+            return .methodNotAllowed("this resource does not support that method")
         default:
             return Problem(error.status, type: "http-\(error.status.code)", title: error.status.reasonPhrase,
                            detail: error.body ?? error.status.reasonPhrase)
