@@ -10,7 +10,8 @@ extension DatabaseOptions {
     /// - Parameters:
     ///   - primary: the primary's pool.
     ///   - connections: the replica pool's size (as the primary's).
-    func readDatabase(primary: DatabasePool, connections: Int, logger: Logger) throws -> (ReadDatabase, [any Service]) {
+    ///   - maxLag: past this lag the replica serves no reads (`--replica-max-lag`).
+    func readDatabase(primary: DatabasePool, connections: Int, maxLag: Duration, logger: Logger) throws -> (ReadDatabase, [any Service]) {
         guard let url = resolvedReadDatabaseURL else { return (ReadDatabase(primary: primary), []) }
         var config = try DatabaseLocation.url(url).configuration()
         config.options.maximumConnections = connections
@@ -20,7 +21,7 @@ extension DatabaseOptions {
         logger[metadataKey: "database"] = "replica"
         let pool = DatabasePool(configuration: config, logger: logger)
         let monitor = DatabaseMonitor(client: config, logger: logger, recovered: pool.renew)
-        let reads = ReadDatabase(primary: primary, replica: pool, monitor: monitor, logger: logger)
+        let reads = ReadDatabase(primary: primary, replica: pool, monitor: monitor, maxLag: maxLag, logger: logger)
         return (reads, [pool, monitor, ReplicaLagWatch(reads: reads)])
     }
 }

@@ -75,6 +75,9 @@ struct Serve: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Milliseconds a groups answer may lag behind the database: groups come from an in-process read model of the live places, refreshed from the database's change cursor (default 1000; 0 = a database read per query). Env: FOLLA_GROUPS_CACHE_MS")
     var groupsCacheMs: Int?
 
+    @Option(parsing: .unconditional, help: "Seconds a replica of --read-database-url may fall behind the primary and still serve reads (default 2). Env: FOLLA_REPLICA_MAX_LAG")
+    var replicaMaxLag: Double?
+
     @Option(parsing: .unconditional, help: "Database connections in the pool (default 20). Env: FOLLA_DB_CONNECTIONS")
     var dbConnections: Int?
 
@@ -136,6 +139,7 @@ struct Serve: AsyncParsableCommand {
         let wallCache = try Setting("wall-cache-seconds").integer(wallCacheSeconds, default: 2, in: 0...3600)
         let wallStream = try Setting("wall-stream-seconds").integer(wallStreamSeconds, default: 300, in: 1...86_400)
         let groupsCache = try Setting("groups-cache-ms").integer(groupsCacheMs, default: 1000, in: 0...60_000)
+        let replicaMaxLag = try Setting("replica-max-lag").number(replicaMaxLag, default: 2, in: 0.1...3600)
         let connections = try Setting("db-connections").integer(dbConnections, default: 20, in: 1...1000)
         let writers = try Setting("checkin-writers").integer(checkinWriters, default: 2, in: 1...max(1, connections - 1))
         // Each ping of a batch is a subtransaction: past 64 PostgreSQL's snapshots overflow.
@@ -172,7 +176,8 @@ struct Serve: AsyncParsableCommand {
         dbConfig.options.minimumConnections = connections
         dbConfig.options.connectTimeout = .seconds(2)
         let pool = DatabasePool(configuration: dbConfig, logger: logger)
-        let (reads, replicaServices) = try database.readDatabase(primary: pool, connections: connections, logger: logger)
+        let (reads, replicaServices) = try database.readDatabase(primary: pool, connections: connections,
+                                                                    maxLag: .milliseconds(Int(replicaMaxLag * 1000)), logger: logger)
         let monitor = DatabaseMonitor(client: dbConfig, logger: logger, recovered: pool.renew) { connection in
             try await migrator.migrate(on: connection, logger: logger)
         }

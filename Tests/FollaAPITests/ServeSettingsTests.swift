@@ -16,6 +16,7 @@ import Testing
         (["--log-format", "xml"], [:], "--log-format"),
         (["--cors-origins", "map.example.org"], [:], "--cors-origins"),
         ([], ["FOLLA_CORS_ORIGINS": "ftp://map.example.org"], "FOLLA_CORS_ORIGINS"),
+        (["--replica-max-lag", "0"], [:], "--replica-max-lag"),
     ])
     func badSettingsStopBeforeAnySideEffect(arguments: [String], environment: [String: String], named: String) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("folla-settings-\(UUID().uuidString)").path
