@@ -75,6 +75,9 @@ struct Serve: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Milliseconds a groups answer may lag behind the database: groups come from an in-process read model of the live places, refreshed from the database's change cursor (default 1000; 0 = a database read per query). Env: FOLLA_GROUPS_CACHE_MS")
     var groupsCacheMs: Int?
 
+    @Option(parsing: .unconditional, help: "Milliseconds every check-in and check-out answer takes at least, so that its timing says nothing of the people around (default 20; 0 = none; not at --min-group-size 1). Env: FOLLA_ANSWER_FLOOR_MS")
+    var answerFloorMs: Int?
+
     @Option(parsing: .unconditional, help: "Seconds a replica of --read-database-url may fall behind the primary and still serve reads (default 2). Env: FOLLA_REPLICA_MAX_LAG")
     var replicaMaxLag: Double?
 
@@ -139,6 +142,7 @@ struct Serve: AsyncParsableCommand {
         let wallCache = try Setting("wall-cache-seconds").integer(wallCacheSeconds, default: 2, in: 0...3600)
         let wallStream = try Setting("wall-stream-seconds").integer(wallStreamSeconds, default: 300, in: 1...86_400)
         let groupsCache = try Setting("groups-cache-ms").integer(groupsCacheMs, default: 1000, in: 0...60_000)
+        let answerFloor = try Setting("answer-floor-ms").integer(answerFloorMs, default: 20, in: 0...1000)
         let replicaMaxLag = try Setting("replica-max-lag").number(replicaMaxLag, default: 2, in: 0.1...3600)
         let connections = try Setting("db-connections").integer(dbConnections, default: 20, in: 1...1000)
         let writers = try Setting("checkin-writers").integer(checkinWriters, default: 2, in: 1...max(1, connections - 1))
@@ -183,6 +187,7 @@ struct Serve: AsyncParsableCommand {
         }
         var settings = AppSettings()
         settings.privacy = PrivacyPolicy(k: k, establishment: establishment, noiseKey: keyer.noiseKey)
+        settings.privacy.answerFloor = AnswerFloor(.milliseconds(answerFloor))
         settings.checkIn = policy
         settings.checkInWriters = writers
         settings.checkInBatch = batch

@@ -19,6 +19,7 @@ struct AppFixture: Sendable {
         _ setup: TestingSetup = .router, k: Int = 1, messageRate: Int = 1000,
         messagePolicy: MessagePolicy = MessagePolicy(reportThreshold: 3, blockedWords: ["spam", "truffa"]),
         wallCacheSeconds: Int = 0, budgets: ClientBudgets = .init(), maxConnections: Int = 20, cors: CORSPolicy = .init(), metrics: Bool = false,
+        answerFloor: Duration? = nil,
         _ body: @Sendable @escaping (AppFixture) async throws -> Void
     ) async throws {
         try await TestCluster.withDatabase(maxConnections: maxConnections) { db, location in
@@ -35,6 +36,7 @@ struct AppFixture: Sendable {
             let serverMetrics = metrics ? ServerMetrics.shared : nil
             var settings = AppSettings()
             settings.privacy = PrivacyPolicy(k: k, noiseKey: 0x5EED)
+            if let answerFloor { settings.privacy.answerFloor = AnswerFloor(answerFloor) }
             settings.messagePolicy = messagePolicy
             settings.messagesPerDevice = messageRate
             settings.budgets = budgets

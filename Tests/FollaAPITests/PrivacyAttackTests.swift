@@ -127,6 +127,37 @@ import Testing
         }
     }
 
+    /// A probe's ping that founds a place, joins the lone victim's, stays, is refused, or
+    /// checks out answers no sooner than the floor: its timing is the floor's, not what it
+    /// found. (An outside attack timed founding against joining, ~0.25 ms apart, and found a
+    /// lone person to 5 m with one fresh id.) At k = 1 the answer names the place: no floor.
+    @Test func writesTakeTheFloorWhateverTheyFind() async throws {
+        let floor = Duration.milliseconds(400)
+        try await AppFixture.run(k: 3, answerFloor: floor) { f in
+            try await f.crowd(Self.victim, people: 1, startingAt: 1, age: 30)
+            let probe = 900
+            let writes: [(String, () async throws -> TestResponse)] = [
+                ("founding", { try await checkIn(f, probe, at(90, 60, from: Self.victim)) }),
+                ("joining", { try await checkIn(f, probe + 1, Self.victim) }),
+                ("staying", { try await checkIn(f, probe + 1, Self.victim) }),
+                ("refused", { try await checkIn(f, probe + 1, at(0, 50_000, from: Self.victim)) }),
+                ("leaving", { try await f.client.execute(uri: "/v1/devices/\(dev(probe + 1))", method: .delete) }),
+                ("unknown", { try await f.client.execute(uri: "/v1/devices/\(dev(probe + 2))", method: .delete) }),
+            ]
+            for (what, write) in writes {
+                let start = ContinuousClock.now
+                let status = try await write().status
+                #expect(ContinuousClock.now - start >= floor, "\(what) (\(status)) answered before the floor")
+            }
+        }
+        try await AppFixture.run(k: 1, answerFloor: .seconds(5)) { f in
+            let start = ContinuousClock.now
+            let status = try await checkIn(f, 1, Self.victim).status
+            #expect(status == .ok)
+            #expect(ContinuousClock.now - start < .seconds(5), "k = 1 holds nothing")
+        }
+    }
+
     /// A refused movement says neither speed nor distance (with someone's device id, three
     /// refusals fired right after their ping would trilaterate them).
     @Test func refusalsSayNoSpeedOrDistance() async throws {

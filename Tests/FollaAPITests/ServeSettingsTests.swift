@@ -17,6 +17,7 @@ import Testing
         (["--cors-origins", "map.example.org"], [:], "--cors-origins"),
         ([], ["FOLLA_CORS_ORIGINS": "ftp://map.example.org"], "FOLLA_CORS_ORIGINS"),
         (["--replica-max-lag", "0"], [:], "--replica-max-lag"),
+        ([], ["FOLLA_ANSWER_FLOOR_MS": "5000"], "FOLLA_ANSWER_FLOOR_MS"),
     ])
     func badSettingsStopBeforeAnySideEffect(arguments: [String], environment: [String: String], named: String) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("folla-settings-\(UUID().uuidString)").path

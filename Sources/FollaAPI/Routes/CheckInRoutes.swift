@@ -36,7 +36,7 @@ struct CheckInRoutes {
 
         group.delete("devices/:device_id") { _, context in
             let device = try DeviceID(try context.parameters.require("device_id"))
-            guard try await deps.presence.checkOut(device, at: deps.clock.now()) else {
+            guard try await deps.checkIns.checkOut(device) else {
                 throw Problem.notFound("no such device is checked in")
             }
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
