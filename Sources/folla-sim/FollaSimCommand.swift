@@ -30,7 +30,7 @@ struct FollaSimCommand: AsyncParsableCommand {
     var adminToken: String?
     @Option(help: "With --target behind a load balancer: the instances' own base URLs, comma-separated, whose /metrics are summed for the server's account of the run (default: the target's).")
     var metricsFrom: String?
-    @Option(help: "HTTP connections to the server (default 64).") var connections: Int = 64
+    @Option(help: "HTTP connections to the server (default 256: a check-in answer holds its connection for the server's answer floor, 20 ms, and the 40 000-phone wave asks ~2 800 check-ins a second).") var connections: Int = 256
     @Flag(help: "Compare the server's people per hotspot with the simulator's truth at the end (and run folla check).")
     var verify = false
     @Flag(help: "Print the summary as JSON instead of a table.") var json = false

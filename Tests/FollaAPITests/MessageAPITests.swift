@@ -86,7 +86,11 @@ func dev(_ n: Int) -> String { String(format: "%040x", n) }
             // Admins: no token, a wrong token, then the right one.
             #expect(try await f.admin("/v1/admin/messages/\(id)/unhide", token: nil).status == .unauthorized)
             #expect(try await f.admin("/v1/admin/messages/\(id)/unhide", token: "guess").status == .unauthorized)
-            #expect(try await f.admin("/v1/admin/messages/\(id)/unhide").status == .ok)
+            #expect(try await f.client.execute(uri: "/v1/admin/messages/\(id)/unhide", method: .post,
+                                               headers: [.authorization: "Basic \(adminToken)"]).status == .unauthorized)
+            // The scheme is case-insensitive (RFC 9110 §11.1).
+            #expect(try await f.client.execute(uri: "/v1/admin/messages/\(id)/unhide", method: .post,
+                                               headers: [.authorization: "bearer  \(adminToken)"]).status == .ok)
             #expect(try await f.texts("/v1/places/\(place)/messages") == ["rude words"])
             #expect(try await f.admin("/v1/admin/messages/\(id)/hide").status == .ok)
             #expect(try await f.texts("/v1/places/\(place)/messages").isEmpty)

@@ -23,14 +23,24 @@ struct AdminAuth: RouterMiddleware {
             throw Problem(.forbidden, type: "admin-disabled", title: "Admin API disabled",
                           detail: "this server has no admin token (--admin-token / FOLLA_ADMIN_TOKEN)")
         }
-        let header = request.headers[.authorization] ?? ""
-        let presented = header.hasPrefix("Bearer ") ? String(header.dropFirst(7)) : ""
-        guard Self.constantTimeEqual(presented, token) else {
-            var problem = Problem(.unauthorized, type: "unauthorized", title: "Unauthorized",
-                                  detail: "a valid admin bearer token is required")
-            problem.headers[.wwwAuthenticate] = "Bearer realm=\"folla-admin\""
-            throw problem
+        guard let presented = Self.bearerToken(request.headers[.authorization] ?? "") else {
+            throw Self.unauthorized
         }
+        guard Self.constantTimeEqual(presented, token) else { throw Self.unauthorized }
+    }
+
+    /// The token of a `Bearer` credential: the scheme in any case (RFC 9110 §11.1), then one or
+    /// more spaces; nil for any other scheme.
+    static func bearerToken(_ header: String) -> String? {
+        guard let space = header.firstIndex(of: " "), header[..<space].lowercased() == "bearer" else { return nil }
+        return String(header[space...].drop { $0 == " " })
+    }
+
+    static var unauthorized: Problem {
+        var problem = Problem(.unauthorized, type: "unauthorized", title: "Unauthorized",
+                              detail: "a valid admin bearer token is required")
+        problem.headers[.wwwAuthenticate] = "Bearer realm=\"folla-admin\""
+        return problem
     }
 
     static func constantTimeEqual(_ a: String, _ b: String) -> Bool {

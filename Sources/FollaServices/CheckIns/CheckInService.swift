@@ -68,7 +68,8 @@ public struct CheckInService: Sendable {
             try messagePolicy.check(text, field: field)
             try await messageLimiter.limit(device, at: now)
             guard let posted = try await messages.post(text, by: device, at: now) else { return nil }
-            // The poster learns its place's id only when the place is public anyway.
+            // The poster is not told its place (at k = 1 it is): the message's pages name the
+            // place once it is public.
             return privacy.isOriginal ? posted : privacy.messages([posted], naming: []).first
         }
     }
