@@ -57,6 +57,38 @@ import Testing
         }
     }
 
+    /// A route whose contract names no query field refuses any, naming it, before anything is
+    /// written (an outside probe: they were ignored, and `POST /v1/messages?x=1` posted).
+    @Test func routesWithoutQueryFieldsRefuseThem() async throws {
+        try await AppFixture.run { f in
+            let device = dev(77)
+            let ping = #"{"device_id":"\#(device)","lat":44.4938,"lon":11.343}"#
+            #expect(try await f.post("/v1/checkins", ping).status == .ok)
+            let before = try await f.rowCounts()
+            let json: HTTPFields = [.contentType: "application/json"]
+            let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+            let requests: [(HTTPRequest.Method, String, HTTPFields, String?)] = [
+                (.post, "/v1/messages?x=1", json, #"{"device_id":"\#(device)","text":"ciao"}"#),
+                (.post, "/v1/messages/1/reports?x=1", json, #"{"device_id":"\#(device)"}"#),
+                (.delete, "/v1/devices/\(device)?x=1", [:], nil),
+                (.post, "/sendData.php?x=1", form, "udid=\(device)&latitude=44.5&longitude=11.3"),
+                (.post, "/v1/admin/messages/1/hide?x=1", [.authorization: "Bearer \(adminToken)"], nil),
+                (.get, "/healthz?x=1", [:], nil),
+                (.get, "/openapi.yaml?x=1", [:], nil),
+                (.get, "/v1/venues/piazza/wall/events?x=1", [:], nil),
+            ]
+            for (method, uri, headers, body) in requests {
+                let r = try await f.client.execute(uri: uri, method: method, headers: headers,
+                                                   body: body.map { ByteBuffer(string: $0) })
+                #expect(r.status == .badRequest && String(buffer: r.body).contains(#""name":"x""#),
+                        "\(method) \(uri): \(r.status) \(String(buffer: r.body))")
+            }
+            #expect(try await f.rowCounts() == before)
+            #expect(try await f.client.execute(uri: "/healthz", method: .get).status == .ok)
+            #expect(try await f.client.execute(uri: "/v1/devices/\(device)", method: .delete).status == .noContent)
+        }
+    }
+
     /// PostgreSQL raises on float underflow: a position like 5e-324 was a 500.
     @Test func subnormalCoordinatesAreAccepted() async throws {
         try await AppFixture.run { f in

@@ -14,33 +14,37 @@ public func buildRouter(_ deps: AppDependencies) -> Router<FollaRequestContext> 
     router.add(middleware: PublicCORSMiddleware(policy: deps.cors, routes: known))
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: MethodNotAllowedMiddleware(routes: known))
-    HealthRoutes(readiness: deps.readiness).register(on: router)
+    // The routes whose contract names no query field refuse any (QueryFreeMiddleware).
+    func queryFree(_ group: RouterGroup<FollaRequestContext>) -> RouterGroup<FollaRequestContext> {
+        group.group().add(middleware: QueryFreeMiddleware())
+    }
+    HealthRoutes(readiness: deps.readiness).register(on: queryFree(router.group()))
     // (Routes see only the middleware added before them.)
     // Operators first: the token is checked before anything else can answer.
     let admin = router.group().add(middleware: AdminAuth(token: deps.adminToken))
-    if let metrics = deps.metrics { MetricsRoute(metrics: metrics).register(on: admin) }
+    if let metrics = deps.metrics { MetricsRoute(metrics: metrics).register(on: queryFree(admin)) }
     // Everything that reads or writes the database answers 503 at once during an outage,
     // and writes may carry an Idempotency-Key.
     func stored(_ group: RouterGroup<FollaRequestContext>) -> RouterGroup<FollaRequestContext> {
         group.group().add(middleware: DatabaseGate(monitor: deps.database))
             .add(middleware: IdempotencyMiddleware(store: deps.idempotency, clock: deps.clock, maxBodyBytes: deps.limits.maxBodyBytes))
     }
-    let adminV1 = stored(admin).group("v1")
+    let adminV1 = queryFree(stored(admin).group("v1"))
     VenueAdminRoutes(deps: deps).register(on: adminV1)
     ModerationRoutes(deps: deps).register(on: adminV1)
     let open = stored(router.group())
     let v1 = open.group("v1")
-    CheckInRoutes(deps: deps).register(on: v1)
+    CheckInRoutes(deps: deps).register(on: v1, queryFree: queryFree(v1))
     GroupRoutes(deps: deps).register(on: v1)
     MapRoutes(deps: deps).register(on: v1)
-    MessageRoutes(deps: deps).register(on: v1)
-    WallRoutes(deps: deps).register(on: v1)
-    LegacyRoutes(deps: deps).register(on: open)
+    MessageRoutes(deps: deps).register(on: v1, queryFree: queryFree(v1))
+    WallRoutes(deps: deps).register(on: v1, queryFree: queryFree(v1))
+    LegacyRoutes(deps: deps).register(on: queryFree(open))
     WallPage(deps: deps).register(on: router)
     // Outside the database gate: the page itself reads nothing, and during an outage it
     // should load and say so rather than be a 503.
     MapPage().register(on: router)
-    OpenAPIRoute().register(on: router)
+    OpenAPIRoute().register(on: queryFree(router.group()))
     known.set(router.routes.map { ("\($0.path)", $0.method) })
     return router
 }

@@ -8,7 +8,10 @@ import NIOCore
 struct CheckInRoutes {
     let deps: AppDependencies
 
-    func register(on group: RouterGroup<FollaRequestContext>) {
+    /// - Parameters:
+    ///   - group: where the routes that take query fields go.
+    ///   - queryFree: where the routes whose contract names none go (any is a 400).
+    func register(on group: RouterGroup<FollaRequestContext>, queryFree: RouterGroup<FollaRequestContext>) {
         group.post("checkins") { request, context in
             // Search parameters are checked before anything is written.
             let search = try request.queryFields()
@@ -34,7 +37,7 @@ struct CheckInRoutes {
             return Answer.respond(body: ByteBuffer(bytes: CheckInJSON.encode(document)), contentType: Answer.json)
         }
 
-        group.delete("devices/:device_id") { _, context in
+        queryFree.delete("devices/:device_id") { _, context in
             let device = try DeviceID(try context.parameters.require("device_id"))
             guard try await deps.checkIns.checkOut(device) else {
                 throw Problem.notFound("no such device is checked in")

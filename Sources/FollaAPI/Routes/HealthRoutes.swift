@@ -4,7 +4,7 @@ import Hummingbird
 struct HealthRoutes {
     let readiness: ReadinessProbe
 
-    func register(on router: Router<FollaRequestContext>) {
+    func register(on router: RouterGroup<FollaRequestContext>) {
         router.get("healthz") { _, _ in
             try Answer.respond(value: HealthStatus())
         }

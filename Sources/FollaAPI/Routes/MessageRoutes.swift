@@ -7,8 +7,11 @@ import Hummingbird
 struct MessageRoutes {
     let deps: AppDependencies
 
-    func register(on group: RouterGroup<FollaRequestContext>) {
-        group.post("messages") { request, _ in
+    /// - Parameters:
+    ///   - group: where the routes that take query fields go.
+    ///   - queryFree: where the routes whose contract names none go (any is a 400).
+    func register(on group: RouterGroup<FollaRequestContext>, queryFree: RouterGroup<FollaRequestContext>) {
+        queryFree.post("messages") { request, _ in
             var request = request
             let fields = try await request.decodeFields(limit: deps.limits.maxBodyBytes)
             try fields.rejectUnknown(allowed: ["device_id", "text"])
@@ -33,7 +36,7 @@ struct MessageRoutes {
             return try Answer.respond(value: MessagePage(page.map(MessageDTO.init), limit: limit))
         }
 
-        group.post("messages/:message_id/reports") { request, context in
+        queryFree.post("messages/:message_id/reports") { request, context in
             let id = try Self.id(context, "message_id")
             var request = request
             let fields = try await request.decodeFields(limit: deps.limits.maxBodyBytes)

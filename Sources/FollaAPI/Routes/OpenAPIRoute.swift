@@ -11,7 +11,7 @@ struct OpenAPIRoute {
         return text
     }()
 
-    func register(on router: Router<FollaRequestContext>) {
+    func register(on router: RouterGroup<FollaRequestContext>) {
         router.get("openapi.yaml") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8", .cacheControl: "public, max-age=300"],
                      body: .init(byteBuffer: ByteBuffer(string: Self.document)))
