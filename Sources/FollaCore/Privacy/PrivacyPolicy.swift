@@ -28,8 +28,9 @@ public struct PrivacyPolicy: Sendable, Equatable {
     public var sexNoiseScale: Double = 1
     /// Laplace scale of the noise on the sum of ages, years.
     public var ageNoiseScale: Double = 25
-    /// The least time a check-in's or check-out's answer takes (``AnswerFloor``), so that its
-    /// timing says nothing of the people around; see ``writeFloor``.
+    /// The least time an answer that depends on people it does not show takes (a check-in, a
+    /// check-out, a place asked for by id: ``AnswerFloor``), so that its timing says nothing
+    /// of them; see ``timingFloor``.
     public var answerFloor = AnswerFloor(.milliseconds(20))
 
     public init(k: Int = 3, gridMetres: Double = 100, fineGridMetres: Double = 10,
@@ -44,9 +45,8 @@ public struct PrivacyPolicy: Sendable, Equatable {
     /// The original system's behaviour: nothing withheld. Unsafe.
     public var isOriginal: Bool { k == 1 }
 
-    /// The floor check-ins and check-outs are held to: none at k = 1, whose answer names the
-    /// place outright.
-    public var writeFloor: AnswerFloor { isOriginal ? AnswerFloor(.zero) : answerFloor }
+    /// The floor those answers are held to: none at k = 1, which shows everything outright.
+    public var timingFloor: AnswerFloor { isOriginal ? AnswerFloor(.zero) : answerFloor }
 
     /// Whether a group of `people` established people is shown only as a count in its cell.
     public func isSmall(people: Int) -> Bool { people < k }

@@ -37,7 +37,7 @@ public struct CheckInService: Sendable {
     /// - Throws: `FieldError` (a blocked word), `RateLimited`, `CheckInRefusal`.
     public func checkIn(_ request: CheckInRequest, network: String?) async throws -> CheckInAnswer {
         // Refusals too: a refused move is decided by the database as well.
-        try await privacy.writeFloor.hold { try await metrics.countingRefusals {
+        try await privacy.timingFloor.hold { try await metrics.countingRefusals {
             let now = clock.now()
             if let message = request.message {
                 try messagePolicy.check(message)
@@ -55,7 +55,7 @@ public struct CheckInService: Sendable {
     /// - Returns: false when the device is unknown.
     public func checkOut(_ device: DeviceID) async throws -> Bool {
         // Leaving a place that empties costs more than leaving one that keeps others.
-        try await privacy.writeFloor.hold { try await presence.checkOut(device, at: clock.now()) }
+        try await privacy.timingFloor.hold { try await presence.checkOut(device, at: clock.now()) }
     }
 
     /// Posts a message where the device is now; nil when it is in no place.
