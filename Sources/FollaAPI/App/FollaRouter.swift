@@ -29,17 +29,17 @@ public func buildRouter(_ deps: AppDependencies) -> Router<FollaRequestContext> 
         group.group().add(middleware: DatabaseGate(monitor: deps.database))
             .add(middleware: IdempotencyMiddleware(store: deps.idempotency, clock: deps.clock, maxBodyBytes: deps.limits.maxBodyBytes))
     }
-    let adminV1 = queryFree(stored(admin).group("v1"))
+    let adminV1 = stored(queryFree(admin)).group("v1")
     VenueAdminRoutes(deps: deps).register(on: adminV1)
     ModerationRoutes(deps: deps).register(on: adminV1)
-    let open = stored(router.group())
-    let v1 = open.group("v1")
-    CheckInRoutes(deps: deps).register(on: v1, queryFree: queryFree(v1))
+    let floor = deps.privacy.timingFloor
+    let v1 = RouteGroups(base: router.group(), path: "v1", floor: floor, stored: stored)
+    CheckInRoutes(deps: deps).register(on: v1)
     GroupRoutes(deps: deps).register(on: v1)
     MapRoutes(deps: deps).register(on: v1)
-    MessageRoutes(deps: deps).register(on: v1, queryFree: queryFree(v1))
-    WallRoutes(deps: deps).register(on: v1, queryFree: queryFree(v1))
-    LegacyRoutes(deps: deps).register(on: queryFree(open))
+    MessageRoutes(deps: deps).register(on: v1)
+    WallRoutes(deps: deps).register(on: v1)
+    LegacyRoutes(deps: deps).register(on: RouteGroups(base: router.group(), path: "", floor: floor, stored: stored))
     WallPage(deps: deps).register(on: router)
     // Outside the database gate: the page itself reads nothing, and during an outage it
     // should load and say so rather than be a 503.

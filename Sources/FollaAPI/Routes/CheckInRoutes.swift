@@ -8,11 +8,9 @@ import NIOCore
 struct CheckInRoutes {
     let deps: AppDependencies
 
-    /// - Parameters:
-    ///   - group: where the routes that take query fields go.
-    ///   - queryFree: where the routes whose contract names none go (any is a 400).
-    func register(on group: RouterGroup<FollaRequestContext>, queryFree: RouterGroup<FollaRequestContext>) {
-        group.post("checkins") { request, context in
+    /// Both held to the timing floor: what a check-in or check-out does depends on who is near.
+    func register(on groups: RouteGroups) {
+        groups.held.post("checkins") { request, context in
             // Search parameters are checked before anything is written.
             let search = try request.queryFields()
             try search.rejectUnknown(allowed: ["include", "radius", "min", "max", "limit", "sort", "messages", "cluster"])
@@ -37,7 +35,7 @@ struct CheckInRoutes {
             return Answer.respond(body: ByteBuffer(bytes: CheckInJSON.encode(document)), contentType: Answer.json)
         }
 
-        queryFree.delete("devices/:device_id") { _, context in
+        groups.heldQueryFree.delete("devices/:device_id") { _, context in
             let device = try DeviceID(try context.parameters.require("device_id"))
             guard try await deps.checkIns.checkOut(device) else {
                 throw Problem.notFound("no such device is checked in")

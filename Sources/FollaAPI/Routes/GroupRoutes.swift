@@ -8,8 +8,8 @@ import Hummingbird
 struct GroupRoutes {
     let deps: AppDependencies
 
-    func register(on group: RouterGroup<FollaRequestContext>) {
-        group.get("groups") { request, _ in
+    func register(on groups: RouteGroups) {
+        groups.open.get("groups") { request, _ in
             let format = try ResponseFormat.negotiate(request)
             let fields = try request.queryFields()
             // A viewport (map clients) rather than a point and a radius.
@@ -21,7 +21,8 @@ struct GroupRoutes {
             return GroupsResponse.render(GroupsDocument(query: query, groups: groups), as: format)
         }
 
-        group.get("places/:place_id") { request, context in
+        // Held: a small place's id and an unknown one must answer alike, in time too.
+        groups.held.get("places/:place_id") { request, context in
             let format = try ResponseFormat.negotiate(request)
             let fields = try request.queryFields()
             try fields.rejectUnknown(allowed: ["lat", "lon", "format"])

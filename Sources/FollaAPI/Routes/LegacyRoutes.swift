@@ -7,7 +7,9 @@ import Hummingbird
 struct LegacyRoutes {
     let deps: AppDependencies
 
-    func register(on router: RouterGroup<FollaRequestContext>) {
+    /// Both held to the timing floor (a check-in; a place's messages by id) and query-free.
+    func register(on groups: RouteGroups) {
+        let router = groups.heldQueryFree
         // udid, latitude, longitude, timestamp, sex, age, message, radius, min, max
         router.post("sendData.php") { request, context in
             var request = request

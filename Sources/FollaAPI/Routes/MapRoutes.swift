@@ -9,8 +9,8 @@ import Hummingbird
 struct MapRoutes {
     let deps: AppDependencies
 
-    func register(on group: RouterGroup<FollaRequestContext>) {
-        group.get("clusters/:cluster_id/children") { request, context in
+    func register(on groups: RouteGroups) {
+        groups.open.get("clusters/:cluster_id/children") { request, context in
             let format = try ResponseFormat.negotiate(request)
             try request.queryFields().rejectUnknown(allowed: ["format"])
             let id = try MessageRoutes.id(context, "cluster_id")
@@ -24,14 +24,13 @@ struct MapRoutes {
                                          parent: (id, expansion))
             return Self.render(doc, format)
         }
-        Self.registerTiles(on: group, deps: deps)
+        Self.registerTiles(on: groups.queryFree, deps: deps)
     }
 
     /// `GET /v1/tiles/{z}/{x}/{y}.mvt`: the same clusters as a Mapbox Vector Tile, with an
     /// ETag and a max-age of the read model's staleness bound, so a CDN may hold it that long.
     static func registerTiles(on group: RouterGroup<FollaRequestContext>, deps: AppDependencies) {
         group.get("tiles/:z/:x/{y}.mvt") { request, context in
-            try request.queryFields().rejectUnknown(allowed: [])
             func coordinate(_ name: String) throws -> Int {
                 guard let v = Int(try context.parameters.require(name)) else {
                     throw FieldError(name, "must be a whole number")

@@ -7,11 +7,8 @@ import Hummingbird
 struct MessageRoutes {
     let deps: AppDependencies
 
-    /// - Parameters:
-    ///   - group: where the routes that take query fields go.
-    ///   - queryFree: where the routes whose contract names none go (any is a 400).
-    func register(on group: RouterGroup<FollaRequestContext>, queryFree: RouterGroup<FollaRequestContext>) {
-        queryFree.post("messages") { request, _ in
+    func register(on groups: RouteGroups) {
+        groups.queryFree.post("messages") { request, _ in
             var request = request
             let fields = try await request.decodeFields(limit: deps.limits.maxBodyBytes)
             try fields.rejectUnknown(allowed: ["device_id", "text"])
@@ -24,7 +21,8 @@ struct MessageRoutes {
             return try Answer.respond(status: .created, value: MessageDTO(message))
         }
 
-        group.get("places/:place_id/messages") { request, context in
+        // Held: a small place's id and an unknown one must answer alike, in time too.
+        groups.held.get("places/:place_id/messages") { request, context in
             let fields = try request.queryFields()
             try fields.rejectUnknown(allowed: ["before", "limit"])
             let place = try Self.id(context, "place_id")
@@ -36,7 +34,7 @@ struct MessageRoutes {
             return try Answer.respond(value: MessagePage(page.map(MessageDTO.init), limit: limit))
         }
 
-        queryFree.post("messages/:message_id/reports") { request, context in
+        groups.queryFree.post("messages/:message_id/reports") { request, context in
             let id = try Self.id(context, "message_id")
             var request = request
             let fields = try await request.decodeFields(limit: deps.limits.maxBodyBytes)

@@ -9,10 +9,8 @@ import Hummingbird
 struct WallRoutes {
     let deps: AppDependencies
 
-    /// - Parameters:
-    ///   - group: where the routes that take query fields go.
-    ///   - queryFree: where the routes whose contract names none go (any is a 400).
-    func register(on group: RouterGroup<FollaRequestContext>, queryFree: RouterGroup<FollaRequestContext>) {
+    func register(on groups: RouteGroups) {
+        let group = groups.open
         group.get("venues/:slug/wall") { request, context in
             let slug = try context.parameters.require("slug")
             let fields = try request.queryFields()
@@ -25,7 +23,7 @@ struct WallRoutes {
             return try render(wall.after(after(fields)), format, request, selfPath: "/v1/venues/\(slug)/wall")
         }
 
-        queryFree.get("venues/:slug/wall/events") { request, context in
+        groups.queryFree.get("venues/:slug/wall/events") { request, context in
             try await WallStream(deps: deps, interval: deps.wallStreamInterval, maxDuration: deps.wallStreamDuration).response(slug: try context.parameters.require("slug"), request: request)
         }
 

@@ -36,8 +36,7 @@ public struct CheckInService: Sendable {
     ///   - network: the client's network prefix (`FollaRequestContext.clientNetwork`), nil when unknown.
     /// - Throws: `FieldError` (a blocked word), `RateLimited`, `CheckInRefusal`.
     public func checkIn(_ request: CheckInRequest, network: String?) async throws -> CheckInAnswer {
-        // Refusals too: a refused move is decided by the database as well.
-        try await privacy.timingFloor.hold { try await metrics.countingRefusals {
+        try await metrics.countingRefusals {
             let now = clock.now()
             if let message = request.message {
                 try messagePolicy.check(message)
@@ -48,14 +47,13 @@ public struct CheckInService: Sendable {
                 budgets: budgets, grids: privacy.joinGrids(joinRadius: presence.policy.joinRadius))
             metrics.record(result.outcome)
             return privacy.answer(for: result)
-        } }
+        }
     }
 
     /// Checks a device out at once and erases its row (its place forgets its anchor if it empties).
     /// - Returns: false when the device is unknown.
     public func checkOut(_ device: DeviceID) async throws -> Bool {
-        // Leaving a place that empties costs more than leaving one that keeps others.
-        try await privacy.timingFloor.hold { try await presence.checkOut(device, at: clock.now()) }
+        try await presence.checkOut(device, at: clock.now())
     }
 
     /// Posts a message where the device is now; nil when it is in no place.

@@ -57,12 +57,6 @@ public struct GroupService: Sendable {
     /// than k: a small group has no public id).
     /// - Parameter from: the asker's position; without it, distances are from the place as published.
     public func place(id: Int64, from: Coordinate?) async throws -> (group: Group, centre: Coordinate)? {
-        // A small place's row is read before it is refused, an unknown id's is not: held to
-        // the floor, the two answer alike in time too (2 000 timed reads told them apart).
-        try await privacy.timingFloor.hold { try await publishedPlace(id: id, from: from) }
-    }
-
-    private func publishedPlace(id: Int64, from: Coordinate?) async throws -> (group: Group, centre: Coordinate)? {
         guard let place = try await places.place(id: id), privacy.isPublished(place) else { return nil }
         let centre = from ?? privacy.refine(place.anchor)
         var query = GroupQuery(centre: centre)
@@ -75,10 +69,6 @@ public struct GroupService: Sendable {
     /// A published place's visible messages, newest first; nil when the place has no public
     /// id (at k = 1, the original: any place that exists, live or not).
     public func messages(place id: Int64, before: Int64?, limit: Int) async throws -> [Message]? {
-        try await privacy.timingFloor.hold { try await publishedMessages(place: id, before: before, limit: limit) }
-    }
-
-    private func publishedMessages(place id: Int64, before: Int64?, limit: Int) async throws -> [Message]? {
         if privacy.isOriginal {
             guard try await places.exists(id) else { return nil }
         } else {

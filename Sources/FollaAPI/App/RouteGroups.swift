@@ -1,0 +1,39 @@
+import FollaCore
+import Hummingbird
+
+/// The groups a route file registers its database routes on, by what stands in front of
+/// them. Every group has the database gate and idempotency (a 503 at once during an outage,
+/// `Idempotency-Key` on writes); on top of that a route is query-free when its contract names
+/// no query field (``QueryFreeMiddleware``), and held when its answer's timing could tell
+/// who is near (``AnswerFloorMiddleware``). Each route picks the group that says what it is.
+struct RouteGroups {
+    /// Takes query fields, answers when done.
+    let open: RouterGroup<FollaRequestContext>
+    /// Refuses any query field.
+    let queryFree: RouterGroup<FollaRequestContext>
+    /// Takes query fields, held to the timing floor.
+    let held: RouterGroup<FollaRequestContext>
+    /// Refuses any query field, held to the timing floor.
+    let heldQueryFree: RouterGroup<FollaRequestContext>
+
+    /// - Parameters:
+    ///   - base: the group they grow from (the router's, or the admin token's).
+    ///   - path: their common path prefix ("" for none).
+    ///   - stored: adds the database gate and idempotency, innermost.
+    ///   - floor: the privacy policy's timing floor.
+    init(base: RouterGroup<FollaRequestContext>, path: RouterPath, floor: AnswerFloor,
+         stored: (RouterGroup<FollaRequestContext>) -> RouterGroup<FollaRequestContext>) {
+        func queryFree(_ g: RouterGroup<FollaRequestContext>) -> RouterGroup<FollaRequestContext> {
+            g.group().add(middleware: QueryFreeMiddleware())
+        }
+        func held(_ g: RouterGroup<FollaRequestContext>) -> RouterGroup<FollaRequestContext> {
+            g.group().add(middleware: AnswerFloorMiddleware(floor: floor))
+        }
+        // Outermost first: the hold sees the gate's decision, the query check comes before
+        // the gate and the idempotency store.
+        open = stored(base.group()).group(path)
+        self.queryFree = stored(queryFree(base.group())).group(path)
+        self.held = stored(held(base.group())).group(path)
+        heldQueryFree = stored(queryFree(held(base.group()))).group(path)
+    }
+}
