@@ -51,7 +51,8 @@ public struct Fields: Sendable {
     /// Fails when the body has a field outside `allowed` (typos must not pass silently).
     public func rejectUnknown(allowed: Set<String>) throws(FieldError) {
         if let unknown = values.keys.filter({ !allowed.contains($0) }).sorted().first {
-            throw FieldError(unknown, "is not a known field; expected one of \(allowed.sorted().joined(separator: ", "))")
+            throw FieldError(unknown, allowed.isEmpty ? "is not a known field; this request takes none"
+                                 : "is not a known field; expected one of \(allowed.sorted().joined(separator: ", "))")
         }
     }
 
