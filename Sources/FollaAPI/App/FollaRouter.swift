@@ -15,21 +15,18 @@ public func buildRouter(_ deps: AppDependencies) -> Router<FollaRequestContext> 
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: MethodNotAllowedMiddleware(routes: known))
     // The routes whose contract names no query field refuse any (QueryFreeMiddleware).
-    func queryFree(_ group: RouterGroup<FollaRequestContext>) -> RouterGroup<FollaRequestContext> {
-        group.group().add(middleware: QueryFreeMiddleware())
-    }
-    HealthRoutes(readiness: deps.readiness).register(on: queryFree(router.group()))
+    HealthRoutes(readiness: deps.readiness).register(on: router.group().queryFree())
     // (Routes see only the middleware added before them.)
     // Operators first: the token is checked before anything else can answer.
     let admin = router.group().add(middleware: AdminAuth(token: deps.adminToken))
-    if let metrics = deps.metrics { MetricsRoute(metrics: metrics).register(on: queryFree(admin)) }
+    if let metrics = deps.metrics { MetricsRoute(metrics: metrics).register(on: admin.queryFree()) }
     // Everything that reads or writes the database answers 503 at once during an outage,
     // and writes may carry an Idempotency-Key.
     func stored(_ group: RouterGroup<FollaRequestContext>) -> RouterGroup<FollaRequestContext> {
         group.group().add(middleware: DatabaseGate(monitor: deps.database))
             .add(middleware: IdempotencyMiddleware(store: deps.idempotency, clock: deps.clock, maxBodyBytes: deps.limits.maxBodyBytes))
     }
-    let adminV1 = stored(queryFree(admin)).group("v1")
+    let adminV1 = stored(admin.queryFree()).group("v1")
     VenueAdminRoutes(deps: deps).register(on: adminV1)
     ModerationRoutes(deps: deps).register(on: adminV1)
     let floor = deps.privacy.timingFloor
@@ -44,7 +41,7 @@ public func buildRouter(_ deps: AppDependencies) -> Router<FollaRequestContext> 
     // Outside the database gate: the page itself reads nothing, and during an outage it
     // should load and say so rather than be a 503.
     MapPage().register(on: router)
-    OpenAPIRoute().register(on: queryFree(router.group()))
+    OpenAPIRoute().register(on: router.group().queryFree())
     known.set(router.routes.map { ("\($0.path)", $0.method) })
     return router
 }

@@ -23,17 +23,23 @@ struct RouteGroups {
     ///   - floor: the privacy policy's timing floor.
     init(base: RouterGroup<FollaRequestContext>, path: RouterPath, floor: AnswerFloor,
          stored: (RouterGroup<FollaRequestContext>) -> RouterGroup<FollaRequestContext>) {
-        func queryFree(_ g: RouterGroup<FollaRequestContext>) -> RouterGroup<FollaRequestContext> {
-            g.group().add(middleware: QueryFreeMiddleware())
-        }
-        func held(_ g: RouterGroup<FollaRequestContext>) -> RouterGroup<FollaRequestContext> {
-            g.group().add(middleware: AnswerFloorMiddleware(floor: floor))
-        }
         // Outermost first: the hold sees the gate's decision, the query check comes before
         // the gate and the idempotency store.
         open = stored(base.group()).group(path)
-        self.queryFree = stored(queryFree(base.group())).group(path)
-        self.held = stored(held(base.group())).group(path)
-        heldQueryFree = stored(queryFree(held(base.group()))).group(path)
+        queryFree = stored(base.queryFree()).group(path)
+        held = stored(base.held(by: floor)).group(path)
+        heldQueryFree = stored(base.held(by: floor).queryFree()).group(path)
+    }
+}
+
+extension RouterGroup where Context == FollaRequestContext {
+    /// A subgroup whose routes refuse any query field (``QueryFreeMiddleware``).
+    func queryFree() -> RouterGroup<Context> {
+        group().add(middleware: QueryFreeMiddleware())
+    }
+
+    /// A subgroup whose answers are held to `floor` (``AnswerFloorMiddleware``).
+    func held(by floor: AnswerFloor) -> RouterGroup<Context> {
+        group().add(middleware: AnswerFloorMiddleware(floor: floor))
     }
 }

@@ -23,10 +23,9 @@ struct AdminAuth: RouterMiddleware {
             throw Problem(.forbidden, type: "admin-disabled", title: "Admin API disabled",
                           detail: "this server has no admin token (--admin-token / FOLLA_ADMIN_TOKEN)")
         }
-        guard let presented = Self.bearerToken(request.headers[.authorization] ?? "") else {
-            throw Self.unauthorized
-        }
-        guard Self.constantTimeEqual(presented, token) else { throw Self.unauthorized }
+        guard let presented = Self.bearerToken(request.headers[.authorization] ?? ""),
+              Self.constantTimeEqual(presented, token)
+        else { throw Self.unauthorized }
     }
 
     /// The token of a `Bearer` credential: the scheme in any case (RFC 9110 §11.1), then one or
