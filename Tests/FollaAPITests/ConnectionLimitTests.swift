@@ -59,6 +59,10 @@ import Testing
             print(name + "|" + ",".join(statuses(out)) + "|" + ("problem" if b"problem+json" in out else "plain"))
         took, out = exchange(b"POST /v1/checkins HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
         print("gzip-chunked|" + ",".join(statuses(out)))
+        # A chunked body past the limit: the same 413 problem as a declared one (it was a
+        # generic http-413).
+        took, out = exchange(b"POST /v1/checkins HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n4e20\r\n" + b"x" * 20000 + b"\r\n0\r\n\r\n")
+        print("chunked-huge|" + ",".join(statuses(out)) + "|" + ("body-too-large" if b"/problems/body-too-large" in out else out.decode(errors="replace")))
         took, out = exchange(b"CONNECT x:443 HTTP/1.1\r\nHost: x\r\n\r\n")
         print("connect|" + ",".join(statuses(out)) + "|" + ("problem" if b"problem+json" in out else "plain") + "|" + ("allow" if b"\r\nAllow: " in out else "no allow"))
         took, out = exchange(b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X%d: y\r\n" % i for i in range(1000)) + b"\r\n")
@@ -173,6 +177,7 @@ import Testing
             #expect(rows["answered-then-bad-body"] == ["HTTP/1.1 404"], "\(text)")
             #expect(rows["connect"] == ["HTTP/1.1 405", "problem", "allow"], "\(text)")
             #expect(rows["gzip-chunked"] == ["HTTP/1.1 501"], "\(text)")
+            #expect(rows["chunked-huge"] == ["HTTP/1.1 413", "body-too-large"], "\(text)")
             #expect(rows["no-host"] == ["HTTP/1.1 400", "problem"] && rows["two-hosts"] == ["HTTP/1.1 400", "problem"], "\(text)")
             #expect(rows["many-fields"] == ["HTTP/1.1 431"], "\(text)")
             #expect(rows["after-close"] == ["HTTP/1.1 200"], "\(text)")

@@ -53,6 +53,9 @@ import Testing
             #expect(r.status == .badRequest)
             #expect((try f.json(r)["invalid_params"] as? [[String: Any]])?.first?["name"] as? String == "latitude")
             #expect(try await f.post("/getMessage.php", "id=x", contentType: "application/x-www-form-urlencoded").status == .badRequest)
+            // 0 is sendData.php's id for a cell of small groups: no messages, not a 400.
+            let zero = try await f.post("/getMessage.php", "id=0", contentType: "application/x-www-form-urlencoded")
+            #expect(zero.status == .ok && String(buffer: zero.body).contains("<table") && !String(buffer: zero.body).contains("<row>"))
             #expect(try await f.rowCounts() == [0, 0, 0])
         }
     }

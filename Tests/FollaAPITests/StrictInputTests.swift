@@ -120,4 +120,51 @@ import Testing
             #expect(try await f.rowCounts() == [0, 0, 0])
         }
     }
+
+    /// Percent-encoding names the same thing as the characters it encodes (RFC 3986 §2.1):
+    /// `l%61t` is `lat` and `/v1/places/%31` is place 1 (both were refused as unknown or not
+    /// a number); a broken encoding is a 400 naming the field.
+    @Test func percentEncodedNamesAreTheirCharacters() async throws {
+        try await AppFixture.run { f in
+            let encoded = try await f.client.execute(uri: "/v1/groups?l%61t=44.49&lon=11.34", method: .get)
+            #expect(encoded.status == .ok, "\(String(buffer: encoded.body))")
+            #expect(String(buffer: encoded.body).contains(#""lat":44.49"#))
+            let twice = try await f.client.execute(uri: "/v1/groups?lat=44.49&l%61t=44.5&lon=11.34", method: .get)
+            #expect(twice.status == .badRequest && String(buffer: twice.body).contains("more than once"))
+            let xml = try await f.client.execute(uri: "/v1/groups?lat=44.49&lon=11.34&f%6Frmat=xml", method: .get)
+            #expect(xml.headers[.contentType]?.hasPrefix("application/xml") == true)
+            let broken = try await f.client.execute(uri: "/v1/groups?l%zzt=44.49&lon=11.34", method: .get)
+            #expect(broken.status == .badRequest)
+
+            #expect(try await f.client.execute(uri: "/v1/places/%31", method: .get).status == .notFound)
+            let badID = try await f.client.execute(uri: "/v1/places/%zz", method: .get)
+            #expect(badID.status == .badRequest && String(buffer: badID.body).contains(#""name":"place_id""#))
+            let device = dev(78)
+            #expect(try await f.post("/v1/checkins", #"{"device_id":"\#(device)","lat":44.4938,"lon":11.343}"#).status == .ok)
+            let spelled = device.utf8.map { String(format: "%%%02X", $0) }.joined()
+            #expect(try await f.client.execute(uri: "/v1/devices/\(spelled)", method: .delete).status == .noContent)
+            #expect(try await f.rowCounts()[0] == 0)
+        }
+    }
+
+    /// A resource with one representation says 406 to an `Accept` that excludes it, as the
+    /// negotiated ones do (it answered its one type regardless).
+    @Test func oneRepresentationResourcesHonourAccept() async throws {
+        try await AppFixture.run { f in
+            let cases: [(String, String, HTTPResponse.Status)] = [
+                ("/v1/places/1/messages", "application/xml", .notAcceptable),
+                ("/v1/places/1/messages", "application/*;q=0.5, text/html", .notFound),
+                ("/v1/tiles/1/1/1.mvt", "application/json", .notAcceptable),
+                ("/v1/tiles/1/1/1.mvt", "*/*", .ok),
+                ("/v1/tiles/1/1/1.mvt", "application/vnd.mapbox-vector-tile;q=0", .notAcceptable),
+                ("/v1/venues/none/wall/events", "application/json", .notAcceptable),
+                ("/v1/venues/none/wall/events", "text/event-stream", .notFound),
+            ]
+            for (uri, accept, status) in cases {
+                let r = try await f.client.execute(uri: uri, method: .get, headers: [.accept: accept])
+                #expect(r.status == status, "\(uri) with \(accept): \(r.status) \(String(buffer: r.body))")
+                if status == .notAcceptable { #expect(String(buffer: r.body).contains("not-acceptable")) }
+            }
+        }
+    }
 }

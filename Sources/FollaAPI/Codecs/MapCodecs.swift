@@ -4,6 +4,9 @@ import Foundation
 /// The clusters of a viewport (`/v1/groups?bbox=&zoom=`) and a cluster's children, as JSON,
 /// GeoJSON (RFC 7946, properties named as supercluster names them) and XML.
 enum MapCodecs {
+    /// A tile's one representation.
+    static let tileMediaType = "application/vnd.mapbox-vector-tile"
+
     struct Document {
         var bbox: [Double]
         var zoom: Int

@@ -1,15 +1,20 @@
 import FollaCore
+import Foundation
 import Hummingbird
 
 extension Request {
     /// Query parameters as `Fields` (strings), refusing a parameter given twice; empty
-    /// segments are skipped.
-    func queryFields(excluding: Set<String> = []) throws(Problem) -> Fields {
+    /// segments are skipped. Names are percent-decoded here (Hummingbird decodes values
+    /// only), so `l%61t` is `lat`, and `lat` and `l%61t` together are the same field twice.
+    func queryFields() throws(Problem) -> Fields {
         var values: [String: FieldValue] = [:]
         for (name, value) in uri.queryParameters {
-            let key = String(name)
+            guard let key = name.removingPercentEncoding else {
+                throw Problem(.badRequest, type: "invalid-field", title: "Invalid request field",
+                              detail: "the query field name \(name) has a broken percent-encoding")
+            }
             // An empty segment (`a=1&&b=2`, a trailing `&`) says nothing: skipped, as browsers do.
-            guard !excluding.contains(key), !(key.isEmpty && value.isEmpty) else { continue }
+            guard !(key.isEmpty && value.isEmpty) else { continue }
             guard values[key] == nil else {
                 throw Problem(.badRequest, type: "invalid-field", title: "Invalid request field",
                               detail: "\(key) is given more than once", field: key)

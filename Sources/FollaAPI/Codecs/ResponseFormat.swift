@@ -1,3 +1,5 @@
+import FollaCore
+import Foundation
 import Hummingbird
 
 /// The representations the read endpoints offer, chosen by `?format=` or `Accept`.
@@ -17,8 +19,12 @@ enum ResponseFormat: String, CaseIterable {
     static let groups: [ResponseFormat] = [.json, .xml, .geojson]
     static let wall: [ResponseFormat] = [.json, .xml, .atom]
 
-    static func negotiate(_ request: Request, offered: [ResponseFormat] = groups) throws(Problem) -> ResponseFormat {
-        if let name = request.uri.queryParameters.get("format") {
+    /// - Parameters:
+    ///   - request: the request, for its `Accept`.
+    ///   - fields: its query fields, for `format`.
+    ///   - offered: the formats the resource has.
+    static func negotiate(_ request: Request, fields: Fields, offered: [ResponseFormat] = groups) throws -> ResponseFormat {
+        if let name = try fields.string("format") {
             guard let f = ResponseFormat(rawValue: name.lowercased()), offered.contains(f) else {
                 throw Problem(.badRequest, type: "invalid-field", title: "Invalid request field",
                               detail: "format must be one of \(offered.map(\.rawValue).joined(separator: ", "))", field: "format")
@@ -26,18 +32,40 @@ enum ResponseFormat: String, CaseIterable {
             return f
         }
         guard let accept = request.headers[.accept], !accept.isEmpty else { return .json }
-        // Media ranges by descending q, stable for ties (the client's order).
-        let ranges = accept.split(separator: ",").enumerated().compactMap { index, item -> (String, Double, Int)? in
+        for (type, _) in ranges(accept) {
+            if let f = match(type, offered) { return f }
+        }
+        throw notAcceptable(offered.map(\.mediaType))
+    }
+
+    /// For a resource with one representation (JSON pages, tiles, event streams): a 406 when
+    /// `Accept` names only other types, as the negotiated resources answer; none is fine.
+    ///
+    /// - Parameters:
+    ///   - request: the request, for its `Accept`.
+    ///   - mediaType: the one type the resource has (parameters after `;` are ignored).
+    static func requireAccepted(_ request: Request, _ mediaType: String) throws(Problem) {
+        guard let accept = request.headers[.accept], !accept.isEmpty else { return }
+        let type = String(mediaType.prefix { $0 != ";" }).lowercased()
+        let family = type.prefix { $0 != "/" } + "/*"
+        guard ranges(accept).contains(where: { $0.type == "*/*" || $0.type == family || $0.type == type }) else {
+            throw notAcceptable([mediaType])
+        }
+    }
+
+    /// `Accept`'s media ranges with q > 0, by descending q, stable for ties (the client's order).
+    private static func ranges(_ accept: String) -> [(type: String, q: Double)] {
+        accept.split(separator: ",").enumerated().compactMap { index, item -> (String, Double, Int)? in
             let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             guard let type = parts.first, !type.isEmpty else { return nil }
             let q = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
             return (type, q, index)
-        }.filter { $0.1 > 0 }.sorted { ($1.1, $0.2) < ($0.1, $1.2) }
-        for (type, _, _) in ranges {
-            if let f = match(type, offered) { return f }
-        }
-        throw Problem(.notAcceptable, type: "not-acceptable", title: "Not acceptable",
-                      detail: "this resource is available as " + offered.map(\.mediaType).map { String($0.prefix { $0 != ";" }) }.joined(separator: ", "))
+        }.filter { $0.1 > 0 }.sorted { ($1.1, $0.2) < ($0.1, $1.2) }.map { ($0.0, $0.1) }
+    }
+
+    private static func notAcceptable(_ mediaTypes: [String]) -> Problem {
+        Problem(.notAcceptable, type: "not-acceptable", title: "Not acceptable",
+                detail: "this resource is available as " + mediaTypes.map { String($0.prefix { $0 != ";" }) }.joined(separator: ", "))
     }
 
     private static func match(_ type: String, _ offered: [ResponseFormat]) -> ResponseFormat? {

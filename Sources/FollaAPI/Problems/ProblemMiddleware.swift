@@ -31,10 +31,10 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             context.logger.debug("unreadable request", metadata: ["error": "\(error)"])
             return Problem.unreadable(error).response()
         } catch let error as HTTPError {
-            return Self.problem(for: error).response()
+            return Self.problem(error.status, error.body).response()
         } catch let error as any HTTPResponseError {
-            return Problem(error.status, type: "http-\(error.status.code)", title: error.status.reasonPhrase,
-                           detail: error.status.reasonPhrase).response()
+            // (Hummingbird's own, such as a chunked body streaming past the limit.)
+            return Self.problem(error.status, nil).response()
         } catch {
             context.logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error))"])
             return Problem(.internalServerError, type: "internal", title: "Internal server error",
@@ -42,18 +42,22 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 
-    static func problem(for error: HTTPError) -> Problem {
-        // (HTTP errors from Hummingbird itself: not found, body too large, wrong method.)
-        switch error.status {
+    /// The problem for an HTTP error from Hummingbird itself (not found, body too large, wrong
+    /// method): the same types our own refusals use.
+    ///
+    /// - Parameters:
+    ///   - status: the error's status.
+    ///   - detail: its message, if it has one.
+    static func problem(_ status: HTTPResponse.Status, _ detail: String?) -> Problem {
+        switch status {
         case .notFound:
-            return .notFound(error.body ?? "no such resource")
+            return .notFound(detail ?? "no such resource")
         case .contentTooLarge:
-            return .bodyTooLarge(error.body ?? "the request body exceeds the limit")
+            return .bodyTooLarge(detail ?? "the request body exceeds the limit")
         case .methodNotAllowed:
             return .methodNotAllowed("this resource does not support that method")
         default:
-            return Problem(error.status, type: "http-\(error.status.code)", title: error.status.reasonPhrase,
-                           detail: error.body ?? error.status.reasonPhrase)
+            return Problem(status, type: "http-\(status.code)", title: status.reasonPhrase, detail: detail ?? status.reasonPhrase)
         }
     }
 }

@@ -36,7 +36,7 @@ struct CheckInRoutes {
         }
 
         groups.heldQueryFree.delete("devices/:device_id") { _, context in
-            let device = try DeviceID(try context.parameters.require("device_id"))
+            let device = try DeviceID(try context.pathParameter("device_id"))
             guard try await deps.checkIns.checkOut(device) else {
                 throw Problem.notFound("no such device is checked in")
             }

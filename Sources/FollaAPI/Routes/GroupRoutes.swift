@@ -10,8 +10,8 @@ struct GroupRoutes {
 
     func register(on groups: RouteGroups) {
         groups.open.get("groups") { request, _ in
-            let format = try ResponseFormat.negotiate(request)
             let fields = try request.queryFields()
+            let format = try ResponseFormat.negotiate(request, fields: fields)
             // A viewport (map clients) rather than a point and a radius.
             if fields.values["bbox"] != nil || fields.values["zoom"] != nil {
                 return try await MapRoutes.viewport(fields, format: format, deps: deps)
@@ -23,13 +23,10 @@ struct GroupRoutes {
 
         // Held: a small place's id and an unknown one must answer alike, in time too.
         groups.held.get("places/:place_id") { request, context in
-            let format = try ResponseFormat.negotiate(request)
             let fields = try request.queryFields()
+            let format = try ResponseFormat.negotiate(request, fields: fields)
             try fields.rejectUnknown(allowed: ["lat", "lon", "format"])
-            guard let id = Int64(try context.parameters.require("place_id")), id > 0 else {
-                throw Problem(.badRequest, type: "invalid-field", title: "Invalid request field",
-                              detail: "place_id must be a positive integer", field: "place_id")
-            }
+            let id = try context.positiveID("place_id")
             var from: Coordinate?
             if let lat = try fields.double("lat") {
                 from = try Coordinate(validatingLatitude: lat, longitude: fields.requiredDouble("lon"))

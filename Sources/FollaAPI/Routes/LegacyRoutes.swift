@@ -46,9 +46,10 @@ struct LegacyRoutes {
             var request = request
             let form = try await request.decodeFields(limit: deps.limits.maxBodyBytes)
             try form.rejectUnknown(allowed: ["id"])
-            guard let id = try form.integer("id", in: 1...Int(Int32.max)) else { throw FieldError("id", "is required") }
-            // A place with no public id (small, empty, unknown) has no messages to show here.
-            let messages = try await deps.groups.messages(place: Int64(id), before: nil, limit: 10) ?? []
+            // 0 is what sendData.php names a cell of small groups by: no messages, like any
+            // place with no public id (small, empty, unknown).
+            guard let id = try form.integer("id", in: 0...Int(Int32.max)) else { throw FieldError("id", "is required") }
+            let messages = id == 0 ? [] : try await deps.groups.messages(place: Int64(id), before: nil, limit: 10) ?? []
             return Self.xml(LegacyXML.messages(messages))
         }
     }

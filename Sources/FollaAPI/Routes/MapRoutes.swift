@@ -11,9 +11,10 @@ struct MapRoutes {
 
     func register(on groups: RouteGroups) {
         groups.open.get("clusters/:cluster_id/children") { request, context in
-            let format = try ResponseFormat.negotiate(request)
-            try request.queryFields().rejectUnknown(allowed: ["format"])
-            let id = try MessageRoutes.id(context, "cluster_id")
+            let fields = try request.queryFields()
+            try fields.rejectUnknown(allowed: ["format"])
+            let format = try ResponseFormat.negotiate(request, fields: fields)
+            let id = try context.positiveID("cluster_id")
             guard let (children, expansion) = try await deps.map.children(of: id) else {
                 throw Problem.notFound("no cluster \(id) on the map now (clusters change as people move: reload the viewport)")
             }
@@ -31,8 +32,9 @@ struct MapRoutes {
     /// ETag and a max-age of the read model's staleness bound, so a CDN may hold it that long.
     static func registerTiles(on group: RouterGroup<FollaRequestContext>, deps: AppDependencies) {
         group.get("tiles/:z/:x/{y}.mvt") { request, context in
+            try ResponseFormat.requireAccepted(request, MapCodecs.tileMediaType)
             func coordinate(_ name: String) throws -> Int {
-                guard let v = Int(try context.parameters.require(name)) else {
+                guard let v = Int(try context.pathParameter(name)) else {
                     throw FieldError(name, "must be a whole number")
                 }
                 return v
@@ -49,7 +51,7 @@ struct MapRoutes {
             let bytes = try await deps.map.tile(tile)
             let tag = ConditionalGET.etag(bytes)
             var headers: HTTPFields = [.eTag: tag, .cacheControl: "public, max-age=\(deps.mapMaxAge)",
-                                       .contentType: "application/vnd.mapbox-vector-tile"]
+                                       .contentType: MapCodecs.tileMediaType]
             if let inm = request.headers[.ifNoneMatch], ConditionalGET.matches(inm, tag) {
                 headers[.contentType] = nil
                 return Response(status: .notModified, headers: headers)

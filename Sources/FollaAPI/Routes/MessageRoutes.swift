@@ -25,7 +25,8 @@ struct MessageRoutes {
         groups.held.get("places/:place_id/messages") { request, context in
             let fields = try request.queryFields()
             try fields.rejectUnknown(allowed: ["before", "limit"])
-            let place = try Self.id(context, "place_id")
+            try ResponseFormat.requireAccepted(request, Answer.json)
+            let place = try context.positiveID("place_id")
             let limit = try fields.integer("limit", in: 1...100) ?? 20
             let before = try fields.integer("before", in: 1...Int.max).map(Int64.init)
             guard let page = try await deps.groups.messages(place: place, before: before, limit: limit) else {
@@ -35,7 +36,7 @@ struct MessageRoutes {
         }
 
         groups.queryFree.post("messages/:message_id/reports") { request, context in
-            let id = try Self.id(context, "message_id")
+            let id = try context.positiveID("message_id")
             var request = request
             let fields = try await request.decodeFields(limit: deps.limits.maxBodyBytes)
             try fields.rejectUnknown(allowed: ["device_id"])
@@ -50,13 +51,5 @@ struct MessageRoutes {
             case .hidden: return try Answer.respond(status: .accepted, value: ReportReceipt(hidden: true))
             }
         }
-    }
-
-    static func id(_ context: FollaRequestContext, _ name: String) throws -> Int64 {
-        guard let id = Int64(try context.parameters.require(name)), id > 0 else {
-            throw Problem(.badRequest, type: "invalid-field", title: "Invalid request field",
-                          detail: "\(name) must be a positive integer", field: name)
-        }
-        return id
     }
 }

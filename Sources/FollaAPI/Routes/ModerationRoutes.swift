@@ -9,7 +9,7 @@ struct ModerationRoutes {
     func register(on group: RouterGroup<FollaRequestContext>) {
         for (action, hidden) in [("hide", true), ("unhide", false)] {
             group.post("admin/messages/:message_id/\(action)") { _, context in
-                let id = try MessageRoutes.id(context, "message_id")
+                let id = try context.positiveID("message_id")
                 guard try await deps.messages.setHidden(id, hidden) else { throw Problem.notFound("no message \(id)") }
                 return try Answer.respond(value: ModerationReceipt(id: id, hidden: hidden))
             }

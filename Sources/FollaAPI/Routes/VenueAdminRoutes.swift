@@ -23,13 +23,13 @@ struct VenueAdminRoutes {
 
         group.put("admin/venues/:slug") { request, context in
             var request = request
-            let venue = try await VenueBody.decode(&request, slug: try context.parameters.require("slug"), limit: deps.limits.maxBodyBytes)
+            let venue = try await VenueBody.decode(&request, slug: try context.pathParameter("slug"), limit: deps.limits.maxBodyBytes)
             let outcome = try await deps.venues.save(venue, replace: true, at: deps.clock.now())
             return try Answer.respond(status: outcome == .created ? .created : .ok, value: VenueDocument(venue))
         }
 
         group.delete("admin/venues/:slug") { _, context in
-            let slug = try context.parameters.require("slug")
+            let slug = try context.pathParameter("slug")
             guard try await deps.venues.delete(slug) else { throw Problem.notFound("no venue \(slug)") }
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }

@@ -12,10 +12,10 @@ struct WallRoutes {
     func register(on groups: RouteGroups) {
         let group = groups.open
         group.get("venues/:slug/wall") { request, context in
-            let slug = try context.parameters.require("slug")
+            let slug = try context.pathParameter("slug")
             let fields = try request.queryFields()
             try fields.rejectUnknown(allowed: ["after", "format"])
-            let format = try ResponseFormat.negotiate(request, offered: ResponseFormat.wall)
+            let format = try ResponseFormat.negotiate(request, fields: fields, offered: ResponseFormat.wall)
             guard let data = try await deps.walls.data(for: .venue(slug)) else {
                 throw Problem.notFound("no venue \(slug)")
             }
@@ -24,13 +24,13 @@ struct WallRoutes {
         }
 
         groups.queryFree.get("venues/:slug/wall/events") { request, context in
-            try await WallStream(deps: deps, interval: deps.wallStreamInterval, maxDuration: deps.wallStreamDuration).response(slug: try context.parameters.require("slug"), request: request)
+            try await WallStream(deps: deps, interval: deps.wallStreamInterval, maxDuration: deps.wallStreamDuration).response(slug: try context.pathParameter("slug"), request: request)
         }
 
         group.get("wall") { request, _ in
             let fields = try request.queryFields()
             try fields.rejectUnknown(allowed: ["lat", "lon", "radius", "after", "format"])
-            let format = try ResponseFormat.negotiate(request, offered: ResponseFormat.wall)
+            let format = try ResponseFormat.negotiate(request, fields: fields, offered: ResponseFormat.wall)
             let centre = try Coordinate(validatingLatitude: fields.requiredDouble("lat"), longitude: fields.requiredDouble("lon"))
             let radius = try fields.double("radius") ?? 200
             guard (15.0...5000.0).contains(radius) else { throw FieldError("radius", "must be between 15 and 5000 metres") }

@@ -18,7 +18,7 @@ struct WallPage {
 
     func register(on router: Router<FollaRequestContext>) {
         router.get("wall/:slug") { request, context in
-            let slug = try context.parameters.require("slug")
+            let slug = try context.pathParameter("slug")
             let fields = try request.queryFields()
             try fields.rejectUnknown(allowed: ["locale"])
             let locale = try Self.locale(fields.string("locale"))

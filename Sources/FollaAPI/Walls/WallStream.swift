@@ -21,11 +21,14 @@ struct WallStream {
     var heartbeatEvery = 15
     var maxDuration: Duration = .seconds(300)
 
+    static let mediaType = "text/event-stream; charset=utf-8"
+
     func response(slug: String, request: Request) async throws -> Response {
+        try ResponseFormat.requireAccepted(request, Self.mediaType)
         guard try await deps.walls.data(for: .venue(slug)) != nil else { throw Problem.notFound("no venue \(slug)") }
         let resume = request.headers.first { $0.name.canonicalName == "last-event-id" }
             .flatMap { Int64($0.value.trimmingCharacters(in: .whitespaces)) }
-        let headers: HTTPFields = [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"]
+        let headers: HTTPFields = [.contentType: Self.mediaType, .cacheControl: "no-store"]
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             try await run(slug: slug, resume: resume, writer: &writer)
         })
