@@ -94,4 +94,26 @@ import Testing
             await #expect(throws: LeanHTTPClient.Failure.self) { try await http.execute(.GET, "/fast") }
         }
     }
+
+    /// A body the caller does not keep is read to its end and dropped: the status comes back,
+    /// and the same connection answers the next request whole (a body left unread would
+    /// be taken for the next answer).
+    @Test func droppedBodiesKeepTheConnectionInStep() async throws {
+        let router = Router()
+        router.get("big") { _, _ -> String in String(repeating: "x", count: 100_000) }
+        router.get("small") { _, _ -> String in "small" }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let http = try LeanHTTPClient(base: "http://127.0.0.1:\(port)", connections: 1)
+            for _ in 0..<3 {
+                let dropped = try await http.execute(.GET, "/big", keepBody: false)
+                #expect(dropped.status == 200 && dropped.body.readableBytes == 0)
+                let kept = try await http.execute(.GET, "/small")
+                #expect(String(buffer: kept.body) == "small")
+            }
+            #expect(try await http.execute(.GET, "/big").body.readableBytes == 100_000)
+            try await http.shutdown()
+        }
+    }
 }

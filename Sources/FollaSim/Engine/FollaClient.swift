@@ -59,7 +59,7 @@ public struct FollaClient: Sendable {
             let status = try await get("/v1/groups?lat=\(around.latitude)&lon=\(around.longitude)&radius=300&messages=3", etag: nil).0
             return Outcome(status: status, expected: status == 200)
         case let .checkOut(i):
-            let status = try await http.execute(.DELETE, "/v1/devices/" + phones[i].deviceID).status
+            let status = try await http.execute(.DELETE, "/v1/devices/" + phones[i].deviceID, keepBody: false).status
             truth.checkedOut(phone: i)
             return Outcome(status: status, expected: status == 204 || status == 404)
         case let .pollWall(screen, slug):
@@ -85,11 +85,13 @@ public struct FollaClient: Sendable {
     }
 
     private func post(_ path: String, _ body: String) async throws -> Int {
-        try await http.execute(.POST, path, headers: [("Content-Type", "application/json")], body: ByteBuffer(string: body)).status
+        try await http.execute(.POST, path, headers: [("Content-Type", "application/json")], body: ByteBuffer(string: body),
+                               keepBody: false).status
     }
 
     func get(_ path: String, etag: String?) async throws -> (Int, String?) {
-        let response = try await http.execute(.GET, path, headers: etag.map { [("If-None-Match", $0)] } ?? [])
+        // A phone's read: only the status and the ETag matter to the run.
+        let response = try await http.execute(.GET, path, headers: etag.map { [("If-None-Match", $0)] } ?? [], keepBody: false)
         return (response.status, response.headers.first(name: "ETag"))
     }
 

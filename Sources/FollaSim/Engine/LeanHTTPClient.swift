@@ -31,6 +31,9 @@ public final class LeanHTTPClient: @unchecked Sendable {
         var body: ByteBuffer?
         var promise: EventLoopPromise<Response>
         var enqueued: NIODeadline
+        /// False when the caller reads only the status and headers: the body's bytes are
+        /// dropped as they arrive instead of gathered (a groups answer is ~24 KiB).
+        var keepBody: Bool
     }
 
     /// One keep-alive connection; only touched on `loop` (hence unchecked).
@@ -83,15 +86,22 @@ public final class LeanHTTPClient: @unchecked Sendable {
     }
 
     /// Sends one request and returns the whole answer.
+    ///
+    /// - Parameters:
+    ///   - method: the request's method.
+    ///   - path: the path and query.
+    ///   - headers: extra header fields.
+    ///   - body: the request's body, if any (its `Content-Length` is set here).
+    ///   - keepBody: false to get an empty body back (its bytes are read and dropped).
     public func execute(_ method: HTTPMethod = .GET, _ path: String, headers: [(String, String)] = [],
-                        body: ByteBuffer? = nil) async throws -> Response {
+                        body: ByteBuffer? = nil, keepBody: Bool = true) async throws -> Response {
         var head = HTTPRequestHead(version: .http1_1, method: method, uri: path)
         head.headers.add(name: "Host", value: "\(host):\(port)")
         for (name, value) in headers { head.headers.add(name: name, value: value) }
         if let body { head.headers.add(name: "Content-Length", value: String(body.readableBytes)) }
         guard !stopped.load(ordering: .acquiring) else { throw Failure(description: "client shut down") }
         let promise = loop.makePromise(of: Response.self)
-        let pending = Pending(head: head, body: body, promise: promise, enqueued: .now())
+        let pending = Pending(head: head, body: body, promise: promise, enqueued: .now(), keepBody: keepBody)
         loop.execute { self.enqueue(pending) }
         return try await promise.futureResult.get()
     }
@@ -193,6 +203,7 @@ public final class LeanHTTPClient: @unchecked Sendable {
         case .head(let head):
             connection.head = head
         case .body(var chunk):
+            guard connection.current?.keepBody != false else { return }
             if connection.body == nil { connection.body = chunk } else { connection.body!.writeBuffer(&chunk) }
         case .end:
             guard let pending = connection.current, let head = connection.head else { return }
