@@ -90,11 +90,17 @@ import Testing
         #expect(finished, "flush() waited for a reader that never came")
         // Whole lines reached the pipe; the next batch names what was dropped.
         output.write(Array("after\n".utf8), urgent: false)
+        // Read on a thread of its own, started before the flush: a task could wait past the
+        // writer's 1 s patience for a thread of the cooperative pool on a busy box (other
+        // suites run beside this one), and "after" was then dropped.
         let reading = pipe.fileHandleForReading
-        let drained = Task.detached { try reading.readToEnd() ?? Data() }
+        let drained = Mutex<Data?>(nil)
+        let reader = Thread { let data = (try? reading.readToEnd()) ?? Data(); drained.withLock { $0 = data } }
+        reader.start()
         output.flush()
         try pipe.fileHandleForWriting.close()
-        let text = String(decoding: try await drained.value, as: UTF8.self)
+        while drained.withLock({ $0 == nil }) { try await Task.sleep(for: .milliseconds(10)) }
+        let text = String(decoding: drained.withLock { $0 ?? Data() }, as: UTF8.self)
         let lines = text.split(separator: "\n")
         #expect(lines.contains { $0.hasPrefix("(") && $0.contains("log lines dropped") })
         #expect(lines.last == "after")

@@ -116,6 +116,25 @@ import Testing
         }
     }
 
+    /// Place ids say nothing of founding order. They were a sequence, so an attacker founding a
+    /// public place on each side of a probe's ping read from the gap between the two ids
+    /// whether the probe had founded a place (nobody within the join radius) or joined one.
+    /// Eight places founded one after another: their public ids are not in founding order
+    /// (1 chance in 8! ≈ 40 000 by luck) and stay within the legacy endpoints' 32 bits.
+    @Test func placeIDsDoNotCountFoundings() async throws {
+        try await AppFixture.run(k: 3) { f in
+            var ids: [Int] = []
+            for g in 0..<8 {
+                let id = try await f.crowd(at(Double(g) * 45, 300 + 150 * Double(g)), people: 3, startingAt: 100 * g)
+                #expect(try await f.get("/v1/places/\(id)").status == .ok)
+                ids.append(id)
+            }
+            #expect(Set(ids).count == 8)
+            #expect(ids != ids.sorted(), "ids in founding order: \(ids)")
+            #expect(ids.allSatisfy { (1 << 30) <= $0 && $0 <= Int(Int32.max) }, "\(ids)")
+        }
+    }
+
     func position(_ g: [String: Any]) -> Coordinate {
         Coordinate(latitude: g["lat"] as? Double ?? 0, longitude: g["lon"] as? Double ?? 0)
     }
