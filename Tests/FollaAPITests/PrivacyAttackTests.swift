@@ -169,6 +169,9 @@ import Testing
                     ("detail", { try await f.get("/v1/places/\(id)") }),
                     ("messages", { try await f.get("/v1/places/\(id)/messages") }),
                     ("legacy", { try await f.post("/getMessage.php", "id=\(id)", contentType: "application/x-www-form-urlencoded") }),
+                    // An area wall whose margin reaches the small place's anchor or not: the
+                    // same empty answer either way, and (once) a different time.
+                    ("wall", { try await f.get("/v1/wall?lat=\(Self.victim.latitude)&lon=\(Self.victim.longitude + Double(id % 7) * 0.001)&radius=15") }),
                 ]
                 for (what, read) in reads {
                     let start = ContinuousClock.now
@@ -176,6 +179,42 @@ import Testing
                     #expect(ContinuousClock.now - start >= floor, "\(what) of \(id) answered before the floor")
                 }
             }
+        }
+    }
+
+    /// Whether a message outlives its poster's departure says nothing of whom the poster
+    /// joined. An outside attack (session 21) pinged with one established device at a probe
+    /// point in a lone person's cell, posted, left, and read the cell: its message stayed if
+    /// the ping had joined the person's place (still live) and vanished if it had founded its
+    /// own (emptied); bisecting the cell this way located the person to 2.4 m in 24 pings. A
+    /// cell now shows no messages, so both probes read alike.
+    @Test func aMessageDoesNotTellWhetherItsPosterJoinedSomeone() async throws {
+        try await AppFixture.run(k: 3) { f in
+            let cell = f.deps.privacy.coarsen(Self.victim)
+            _ = try await f.crowd(cell, people: 1, startingAt: 1)
+            let away = at(200, 900, from: cell)
+            _ = try await f.crowd(away, people: 1, startingAt: 50)
+            _ = try await f.crowd(at(90, 900, from: cell), people: 1, startingAt: 51)
+            // The first probe lands on the person (joins their place), the second 30 m off in
+            // the same cell (founds its own); each posts, then goes back out of the cell.
+            for (device, spot, text) in [(50, cell, "probe-joined"), (51, at(0, 30, from: cell), "probe-founded")] {
+                f.clock.advance(by: 10)
+                #expect(try await checkIn(f, device, spot).status == .ok)
+                #expect(try await f.post("/v1/messages", #"{"device_id":"\#(dev(device))","text":"\#(text)"}"#).status == .created)
+                f.clock.advance(by: 10)
+                #expect(try await checkIn(f, device, away).status == .ok)
+            }
+            var shown: [String: [Bool]] = ["probe-joined": [], "probe-founded": []]
+            let reads = [
+                "/v1/groups?lat=\(cell.latitude)&lon=\(cell.longitude)&radius=200&messages=10",
+                "/v1/wall?lat=\(cell.latitude)&lon=\(cell.longitude)&radius=200",
+                "/v1/groups?lat=\(cell.latitude)&lon=\(cell.longitude)&radius=200&messages=10&format=xml",
+            ]
+            for uri in reads {
+                let body = String(buffer: try await f.get(uri).body)
+                for text in shown.keys { shown[text]?.append(body.contains(text)) }
+            }
+            #expect(shown["probe-joined"] == shown["probe-founded"], "\(shown)")
         }
     }
 

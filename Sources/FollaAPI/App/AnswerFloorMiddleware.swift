@@ -2,9 +2,9 @@ import FollaCore
 import Hummingbird
 
 /// Holds the answers of the routes behind it to the privacy policy's timing floor
-/// (``AnswerFloor``): check-ins, check-outs and places read by id, whose work takes longer or
-/// shorter with the people around (founding a place against joining one; a small place's row
-/// read and refused against an unknown id).
+/// (``AnswerFloor``): check-ins, check-outs, places read by id and area walls, whose work takes
+/// longer or shorter with the people around (founding a place against joining one; a small
+/// place's row read and refused against an unknown id; a disc's margin reaching an anchor).
 ///
 /// It stands outside the database gate: held inside it, a check-in already committed could
 /// be answered 503 by an outage noticed during the hold (a 503 is no acknowledgement, but a

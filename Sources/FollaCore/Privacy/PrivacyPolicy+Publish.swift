@@ -22,17 +22,19 @@ extension PrivacyPolicy {
                 // A cell holding one person would show their ping rhythm to the minute: a
                 // quarter of an hour is enough to say whether the spot is alive.
                 let active = isOriginal ? p.lastActivity : p.lastActivity.floored(toMultipleOf: 900)
+                // A cell shows no messages. Shown while their small place lived, they were a
+                // membership oracle: an attacker's message posted where it pinged stayed after
+                // it left if it had joined someone's place, and vanished if it had founded its
+                // own (an outside attack located a lone person to 2.4 m in 24 pings, with one
+                // established device at a time). A message shows once its place has k people.
                 if let i = cells[key] {
                     out[i].people += p.stats.people
-                    out[i].messageCount += p.messageCount
                     out[i].lastActivity = max(out[i].lastActivity, active)
-                    out[i].sources.append(p.id)
                 } else {
                     cells[key] = out.count
                     out.append(PublishedPlace(
                         id: nil, position: coarsen(p.anchor), isCell: true, people: p.stats.people,
-                        lastActivity: active, messageCount: p.messageCount, sources: [p.id],
-                        raw: nil, mix: 0))
+                        lastActivity: active, messageCount: 0, sources: [], raw: nil, mix: 0))
                 }
             }
         }
@@ -56,8 +58,9 @@ extension PrivacyPolicy {
         !isSmall(people: place.stats.people)
     }
 
-    /// Messages as a reader sees them: only a published place is named; a small group's
-    /// message shows its cell's entry and no place.
+    /// Messages as a reader sees them: only a published place is named (a message fetched for
+    /// a public entry may come from a place that was small when it was posted, and is then
+    /// named; a cell's entry shows none).
     /// - Parameters:
     ///   - messages: from the store.
     ///   - published: the ids of the places the answer shows by id.

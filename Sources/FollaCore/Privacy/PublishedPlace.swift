@@ -15,7 +15,8 @@ public struct PublishedPlace: Sendable, Equatable {
     /// To the minute.
     public var lastActivity: Date
     public var messageCount: Int
-    /// The places behind this entry, to fetch its messages. Never answered for a cell.
+    /// The places whose messages this entry shows: its own; none for a cell, which shows
+    /// no messages (see `PrivacyPolicy.publish`).
     public var sources: [Int64]
     /// The raw breakdown and contributor mix, readable only through `PrivacyPolicy.stats(of:)`.
     let raw: PlaceStats?
