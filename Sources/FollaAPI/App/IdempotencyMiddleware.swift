@@ -26,7 +26,8 @@ struct IdempotencyMiddleware<Context: RequestContext>: RouterMiddleware {
         let key = try Self.validate(raw)
         var request = request
         let body = try await request.collectBody(limit: maxBodyBytes)
-        switch try await store.reserve(key, request: Self.fingerprint(request, body: body), at: clock.now()) {
+        let fingerprint = Self.fingerprint(request, body: body)
+        switch try await store.reserve(key, request: fingerprint, at: clock.now()) {
         case .replay(let answer):
             var headers: HTTPFields = [.cacheControl: "no-store"]
             if let type = answer.contentType { headers[.contentType] = type }
@@ -54,7 +55,7 @@ struct IdempotencyMiddleware<Context: RequestContext>: RouterMiddleware {
             }
             // The answer is stored before it is sent: a retry after a lost answer gets it.
             let answer = try await Self.collect(response)
-            try await store.complete(key, with: answer)
+            await store.complete(key, request: fingerprint, with: answer)
             var replayable = response
             replayable.body = .init(byteBuffer: ByteBuffer(bytes: answer.body))
             return replayable

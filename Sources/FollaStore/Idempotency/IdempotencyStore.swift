@@ -9,16 +9,22 @@ import PostgresNIO
 /// answer once the request has succeeded, and released when it failed, so that a retry
 /// runs it again. A reservation left in progress (the server or the database died while
 /// the request ran) is taken over by a retry after ``abandonedAfter`` seconds; until then
-/// retries get 409. The one case that can then write twice is a death after the write's
-/// commit and before the answer's: the write and the answer are two transactions, because
-/// holding a connection across a whole request would let idempotent requests exhaust the
-/// pool that their own reads need.
+/// retries get 409. The write and the answer are two transactions, because holding a
+/// connection across a whole request would let idempotent requests exhaust the pool that
+/// their own reads need; so an answer the database could not record (it went away between
+/// the write's commit and the answer's) is kept here, in ``UnrecordedAnswers``, replayed to
+/// retries, and recorded once the database is back. Before (an outside probe, session 21),
+/// that request was answered 503 though written, its retries got 409 for two minutes, and the
+/// retry that took the key over wrote it again. The one case that can still write twice is
+/// this process dying before it has recorded such an answer.
 public struct IdempotencyStore: Sendable {
     /// Seconds after which a reservation still in progress counts as abandoned.
     public static let abandonedAfter: TimeInterval = 120
 
     public let pool: DatabasePool
     let logger: Logger
+    /// Shared by every copy of this store.
+    let unrecorded = UnrecordedAnswers()
 
     public init(pool: DatabasePool, logger: Logger) {
         self.pool = pool
@@ -65,6 +71,10 @@ public struct IdempotencyStore: Sendable {
 
     /// Reserves `key` for a request whose hash is `request`.
     public func reserve(_ key: Key, request: [UInt8], at now: Date) async throws -> Reservation {
+        // Answered and written, not yet recorded: replayed from here, database or not.
+        if let kept = unrecorded.answer(for: key.hash) {
+            return kept.request == request ? .replay(kept.answer) : .mismatch
+        }
         let k = ByteBuffer(bytes: key.hash), r = ByteBuffer(bytes: request)
         let stamp = now.floored(toMultipleOf: 60)  // stored to the minute, like every time
         let abandoned = now.addingTimeInterval(-Self.abandonedAfter)
@@ -92,8 +102,38 @@ public struct IdempotencyStore: Sendable {
         return .inProgress
     }
 
-    /// Records the answer of the request that reserved `key`.
-    public func complete(_ key: Key, with answer: Answer) async throws {
+    /// Records the answer of the request that reserved `key`: at once, or, when the database
+    /// cannot take it now, from ``UnrecordedAnswers`` once it can (retries meanwhile get it
+    /// from there). Never fails: the request's write is committed, and its answer stands.
+    ///
+    /// - Parameters:
+    ///   - key: the request's key.
+    ///   - request: its fingerprint (a retry with another request under the key is a 422).
+    ///   - answer: what it was answered.
+    public func complete(_ key: Key, request: [UInt8], with answer: Answer) async {
+        do {
+            try await record(key, answer)
+        } catch {
+            logger.warning("an idempotent answer could not be recorded; kept until the database takes it",
+                           metadata: ["error": "\(error)"])
+            if unrecorded.keep(UnrecordedAnswers.Entry(key: key, request: request, answer: answer)) { recordKeptAnswers() }
+        }
+    }
+
+    /// Records every kept answer, once a second, until none is left (one such loop at a time).
+    private func recordKeptAnswers() {
+        let store = self
+        Task.detached {
+            while let kept = store.unrecorded.pending() {
+                try? await Task.sleep(for: .seconds(1))
+                for entry in kept where (try? await store.record(entry.key, entry.answer)) != nil {
+                    store.unrecorded.forget(entry.key.hash)
+                }
+            }
+        }
+    }
+
+    private func record(_ key: Key, _ answer: Answer) async throws {
         guard let sealed = try AES.GCM.seal(answer.body, using: key.sealing).combined else { return }
         _ = try await pool.client.committed("""
             UPDATE idempotency_key SET status = \(answer.status), content_type = \(answer.contentType),
