@@ -165,6 +165,7 @@ struct Serve: AsyncParsableCommand {
 
         var services: [any Service] = []
         let location: DatabaseLocation
+        var embedded: EmbeddedPostgres?
         if let url = database.resolvedDatabaseURL {
             // An external database may be down at start: the monitor migrates it once it answers.
             location = .url(url)
@@ -172,6 +173,7 @@ struct Serve: AsyncParsableCommand {
             let pg = database.embedded(logger: logger)
             location = try await EmbeddedDatabase.bootstrap(pg, migrator: migrator, logger: logger)
             services.append(EmbeddedPostgresService(postgres: pg, logger: logger))
+            embedded = pg
         }
 
         var dbConfig = try location.configuration()
@@ -225,10 +227,14 @@ struct Serve: AsyncParsableCommand {
         // A bounded shutdown: a client that stalls mid-request (half a body, then silence)
         // held a SIGTERM for as long as it stayed connected. Past the grace the services are
         // cancelled (requests in flight get no answer: nothing unanswered was acknowledged),
-        // and past as long again the process ends whatever still hangs.
-        var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // and past as long again `ShutdownDeadline` ends the process whatever still hangs
+        // (ServiceLifecycle's own deadline is a fatal error, which left a frozen embedded
+        // PostgreSQL running).
+        // The deadline is told first (a group shuts its services down in reverse order), so
+        // that it counts from the signal.
+        let deadline = ShutdownDeadline(after: .milliseconds(Int(2 * grace * 1000)), postgres: embedded, logger: logger)
+        var group = ServiceGroupConfiguration(services: [app, deadline], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = .milliseconds(Int(grace * 1000))
-        group.maximumCancellationDuration = .milliseconds(Int(grace * 1000))
         try await ServiceGroup(configuration: group).run()
     }
 }

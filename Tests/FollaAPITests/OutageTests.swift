@@ -94,7 +94,7 @@ import Testing
     /// service resumes with the database.
     @Test func hungDatabaseReleasesWhatWaitsOnIt() async throws {
         try await Self.withServedCluster { pg, server, port in
-            let stopped = Self.withChildren(try #require(pg.runningPID()))
+            let stopped = pg.processes()
             for pid in stopped { kill(pid, SIGSTOP) }
             // Readiness asked before the monitor sees the freeze answers within its deadline
             // (5 s), and the wall page at once once it has: both waited for as long as the
@@ -133,21 +133,6 @@ import Testing
             }
             #expect(groupsBack <= 10, "groups resumed \(groupsBack) s after the database")
             #expect(await server.stop() == 0)
-        }
-    }
-
-    /// `pid` and its children: a postmaster and every process it forked (PostgreSQL's
-    /// backends and workers are all its children).
-    static func withChildren(_ pid: Int32) -> [Int32] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return [pid] + entries.compactMap { entry -> Int32? in
-            guard let child = Int32(entry),
-                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")")
-            else { return nil }
-            // After "pid (comm) ": the state, then the parent's pid.
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 1 && Int32(fields[1]) == pid ? child : nil
         }
     }
 

@@ -1,3 +1,4 @@
+import FollaStore
 import FollaTestSupport
 import Foundation
 import Testing
@@ -32,5 +33,33 @@ import Testing
             #expect(took < 8, "the server took \(took) s to stop after SIGTERM (grace 2 s)\n\(server.log)")
             _ = try? await client
         }
+    }
+
+    /// A SIGTERM while the embedded PostgreSQL is frozen (every process SIGSTOPped): the
+    /// process ends within twice its grace, with status 1, having killed the cluster, and the
+    /// next server starts on the same data. An outside probe (session 21) saw a fatal error
+    /// instead (status 132, ServiceLifecycle's cancellation deadline) and the frozen cluster
+    /// left running, so that the next start refused to run beside it.
+    @Test func aFrozenEmbeddedDatabaseDoesNotOutliveTheShutdown() async throws {
+        let dir = NSTemporaryDirectory() + "folla-frozen-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let pg = EmbeddedPostgres(configuration: .init(dataDirectory: dir + "/pg"), logger: TestCluster.logger)
+        defer { pg.killAtOnce() }
+        let server = try ServerProcess(["--data-dir", dir, "--shutdown-grace", "1"])
+        _ = try await server.port()
+        let frozen = pg.processes()
+        #expect(!frozen.isEmpty)
+        for pid in frozen { kill(pid, SIGSTOP) }
+        let start = Date()
+        let status = await server.stop()
+        let took = Date().timeIntervalSince(start)
+        #expect(status == 1 && took < 8, "status \(status) after \(took) s\n\(server.log.suffix(3000))")
+        // (Killed processes are gone once reaped: a moment after.)
+        let reaped = ContinuousClock.now + .seconds(5)
+        while frozen.contains(where: { kill($0, 0) == 0 }) && ContinuousClock.now < reaped { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(frozen.allSatisfy { kill($0, 0) != 0 }, "the frozen cluster outlived the server\n\(server.log.suffix(3000))")
+        let next = try ServerProcess(["--data-dir", dir])
+        _ = try await next.port()
+        #expect(await next.stop() == 0, "\(next.log.suffix(3000))")
     }
 }

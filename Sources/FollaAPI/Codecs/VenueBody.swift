@@ -48,7 +48,7 @@ enum VenueBody {
         default: throw FieldError("area", "and centre exclude each other: give one")
         }
         let venue = try VenueDefinition(slug: slug, name: name, ring: ring)
-        if let problem = AreaShapes.problem(with: venue.ring) { throw FieldError("area", problem) }
+        if let problem = AreaShapes.problem(with: venue.ring) { throw FieldError("area", "is not acceptable: \(problem)") }
         return venue
     }
 

@@ -102,13 +102,18 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// The decoder produced a request head of `size` bytes: the clock stops. Returns false
-    /// when the head is too large (it came in one read, so the byte count could not tell):
-    /// the 431 is on its way and the request must go no further.
-    func headArrived(size: Int) -> Bool {
+    /// The decoder produced a request head of `size` bytes, `requestLine` of them its request
+    /// line: the clock stops. Returns false when the line or the head is too long (they came
+    /// in a read with what went before, a pipelined request's, so the byte count could not
+    /// tell): the 414 or 431 is on its way and the request must go no further.
+    func headArrived(size: Int, requestLine: Int) -> Bool {
         waitingForHead = false
         timer?.cancel()
         timer = nil
+        guard requestLine <= limits.maxRequestLineBytes else {
+            stop(uriTooLong)
+            return false
+        }
         guard size <= limits.maxHeadBytes else {
             stop(headersTooLarge)
             return false

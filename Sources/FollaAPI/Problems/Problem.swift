@@ -23,8 +23,15 @@ public struct Problem: Error, Sendable {
         self.status = status
         self.type = type
         self.title = title
-        self.detail = detail
-        self.field = field
+        self.detail = Self.bounded(detail, 400)
+        self.field = field.map { Self.bounded($0, 64) }
+    }
+
+    /// `text`, cut to `limit` characters with an ellipsis: a problem names what the client
+    /// sent (a field's name, a path), and a 9 000-character name was echoed three times in a
+    /// 27 kB answer (an outside probe, session 21).
+    static func bounded(_ text: String, _ limit: Int) -> String {
+        text.count <= limit ? text : text.prefix(limit - 1) + "…"
     }
 
     public static func invalid(_ error: FieldError) -> Problem {
