@@ -232,7 +232,10 @@ struct Serve: AsyncParsableCommand {
         // PostgreSQL running).
         // The deadline is told first (a group shuts its services down in reverse order), so
         // that it counts from the signal.
-        let deadline = ShutdownDeadline(after: .milliseconds(Int(2 * grace * 1000)), postgres: embedded, logger: logger)
+        // With an embedded cluster, its own stop's budget on top (`pg_ctl stop -t 20`): a
+        // healthy but slow stop is not cut short, and a hung one is killed by its service.
+        let deadline = ShutdownDeadline(after: .milliseconds(Int((2 * grace + (embedded == nil ? 0 : 25)) * 1000)),
+                                        postgres: embedded, logger: logger)
         var group = ServiceGroupConfiguration(services: [app, deadline], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = .milliseconds(Int(grace * 1000))
         try await ServiceGroup(configuration: group).run()

@@ -137,6 +137,9 @@ import Testing
             #expect(broken.status == .badRequest)
 
             #expect(try await f.client.execute(uri: "/v1/places/%31", method: .get).status == .notFound)
+            // A NUL reached PostgreSQL in a venue slug (a 500).
+            #expect(try await f.client.execute(uri: "/wall/%00", method: .get).status == .badRequest)
+            #expect(try await f.client.execute(uri: "/v1/venues/a%00b/wall", method: .get).status == .badRequest)
             let badID = try await f.client.execute(uri: "/v1/places/%zz", method: .get)
             #expect(badID.status == .badRequest && String(buffer: badID.body).contains(#""name":"place_id""#))
             let device = dev(78)

@@ -2,7 +2,8 @@ import FollaCore
 import Foundation
 
 /// One message as every answer shows it (groups, places, pages, walls, the wall's event
-/// stream): `place_id` is null for a small group's message, which names no place.
+/// stream): `place_id` is null where the place is not public (in the poster's own answer at
+/// k > 1; a small group's messages are not shown at all).
 package struct MessageDTO: Encodable, Sendable {
     package var id: Int64
     package var placeId: Int64?

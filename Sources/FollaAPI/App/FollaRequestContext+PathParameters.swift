@@ -7,7 +7,8 @@ extension FollaRequestContext {
     /// router matches the raw segment and hands it over undecoded).
     ///
     /// - Parameter name: the parameter's name in the route's path.
-    /// - Throws: a 400 naming the parameter when its percent-encoding is broken (`%zz`).
+    /// - Throws: a 400 naming the parameter when its percent-encoding is broken (`%zz`) or it
+    ///   decodes to a control character (`%00`).
     func pathParameter(_ name: String) throws(Problem) -> String {
         guard let raw = parameters.get(name) else {
             // Only a route naming a parameter it does not declare gets here: a bug, said so.
@@ -16,6 +17,11 @@ extension FollaRequestContext {
         guard let decoded = raw.removingPercentEncoding else {
             throw Problem(.badRequest, type: "invalid-field", title: "Invalid request field",
                           detail: "\(name) has a broken percent-encoding", field: name)
+        }
+        // No id, slug or device id has one, and PostgreSQL refuses a NUL in text (a 500).
+        guard !decoded.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw Problem(.badRequest, type: "invalid-field", title: "Invalid request field",
+                          detail: "\(name) must not contain control characters", field: name)
         }
         return decoded
     }

@@ -53,7 +53,8 @@ struct IdempotencyMiddleware<Context: RequestContext>: RouterMiddleware {
                 if (400..<500).contains(response.status.code) { await release(key) }
                 return response
             }
-            // The answer is stored before it is sent: a retry after a lost answer gets it.
+            // The answer is recorded (or kept until it can be) before it is sent: a retry
+            // after a lost answer gets it.
             let answer = try await Self.collect(response)
             await store.complete(key, request: fingerprint, with: answer)
             var replayable = response

@@ -95,8 +95,9 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
         case .head(let head):
             guard let headGuard else { break }
             // The head as sent: request line, then "name: value\r\n" per field, then a blank line.
-            let line = head.method.rawValue.utf8.count + (head.path?.utf8.count ?? 0) + 12
-            let size = line + head.headerFields.reduce(2) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count + 4 }
+            // The request line up to its "\r" (as `RequestHeadGuard` counts it per read).
+            let line = head.method.rawValue.utf8.count + (head.path?.utf8.count ?? 0) + 11
+            let size = line + 1 + head.headerFields.reduce(2) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count + 4 }
             guard headGuard.headArrived(size: size, requestLine: line) else { return }  // refused: see onRefusal
             if let refusal = refusal(of: head) {
                 return refuse(.answer(refusal), context)

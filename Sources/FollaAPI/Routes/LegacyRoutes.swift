@@ -49,7 +49,7 @@ struct LegacyRoutes {
             // 0 is what sendData.php names a cell of small groups by: no messages, like any
             // place with no public id (small, empty, unknown).
             guard let id = try form.integer("id", in: 0...Int(Int32.max)) else { throw FieldError("id", "is required") }
-            let messages = id == 0 ? [] : try await deps.groups.messages(place: Int64(id), before: nil, limit: 10) ?? []
+            let messages = try await deps.groups.messages(place: Int64(id), before: nil, limit: 10) ?? []
             return Self.xml(LegacyXML.messages(messages))
         }
     }

@@ -35,7 +35,10 @@ public struct EmbeddedPostgresService: Service {
         do {
             try await postgres.stop()
         } catch {
-            logger.error("stopping the embedded PostgreSQL failed", metadata: ["error": "\(error)"])
+            // `pg_ctl stop` gave up (a frozen or hung cluster): end it rather than leave it
+            // running, which would keep the next start from running beside it.
+            logger.error("stopping the embedded PostgreSQL failed; killing it", metadata: ["error": "\(error)"])
+            postgres.killAtOnce()
             throw error
         }
     }

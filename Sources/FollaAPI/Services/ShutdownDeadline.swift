@@ -4,9 +4,10 @@ import Logging
 import ServiceLifecycle
 
 /// Ends the process when a graceful shutdown has not finished in time: the services were
-/// cancelled at the grace, and something still hangs (a PostgreSQL frozen mid-request, whose
-/// `pg_ctl stop` then waits too). It kills the embedded cluster at once (SIGKILL: a crash as
-/// far as data goes, nothing committed is lost) and exits with status 1.
+/// cancelled at the grace, and something still hangs. It kills the embedded cluster at once
+/// (SIGKILL: a crash as far as data goes, nothing committed is lost) and exits with status 1.
+/// A backstop: a cluster whose `pg_ctl stop` gives up is killed by `EmbeddedPostgresService`
+/// first.
 ///
 /// Before (an outside probe, session 21), ServiceLifecycle's own deadline ended such a
 /// shutdown with a fatal error (status 132, a backtrace) and left the frozen cluster running,

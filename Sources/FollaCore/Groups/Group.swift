@@ -50,7 +50,8 @@ public struct Group: Sendable, Equatable {
 /// An anonymous message as readers see it.
 public struct Message: Sendable, Equatable {
     public var id: Int64
-    /// nil where the place is not public (a small group's message shows only its cell).
+    /// nil where the place is not public (the poster's own answer; a small group's messages
+    /// are not shown at all, see `PrivacyPolicy.publish`).
     public var placeID: Int64?
     public var text: String
     /// To the minute.

@@ -6,7 +6,7 @@ import Foundation
 public struct WallData: Sendable, Equatable {
     public var name: String?
     public var entries: [PublishedPlace]
-    /// Newest first; a small group's messages name no place.
+    /// Newest first; only public places' (a cell shows no messages).
     public var messages: [Message]
 
     public init(name: String?, entries: [PublishedPlace], messages: [Message]) {

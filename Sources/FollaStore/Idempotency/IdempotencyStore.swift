@@ -15,8 +15,12 @@ import PostgresNIO
 /// the write's commit and the answer's) is kept here, in ``UnrecordedAnswers``, replayed to
 /// retries, and recorded once the database is back. Before (an outside probe, session 21),
 /// that request was answered 503 though written, its retries got 409 for two minutes, and the
-/// retry that took the key over wrote it again. The one case that can still write twice is
-/// this process dying before it has recorded such an answer.
+/// retry that took the key over wrote it again. It can still be written twice when this
+/// process dies before it has recorded such an answer, or when the database stays away
+/// longer than ``abandonedAfter`` (a kept answer is then given up, and a retry may take the
+/// key over). While the database is known to be down, retries are refused by the database
+/// gate before they get here: a kept answer is replayed to those that come after it is back
+/// and before the answer is recorded.
 public struct IdempotencyStore: Sendable {
     /// Seconds after which a reservation still in progress counts as abandoned.
     public static let abandonedAfter: TimeInterval = 120
@@ -45,7 +49,7 @@ public struct IdempotencyStore: Sendable {
     }
 
     public enum Reservation: Sendable, Equatable {
-        /// The key is ours: run the request, then ``complete(_:with:)`` or ``release(_:)``.
+        /// The key is ours: run the request, then ``complete(_:request:with:)`` or ``release(_:)``.
         case reserved
         /// The same request was answered before: send this again.
         case replay(Answer)
