@@ -23,6 +23,8 @@ extension EmbeddedPostgres {
     /// frozen cluster, and a process that exits without it leaves the cluster running, and
     /// the next start refusing to run beside it).
     public func killAtOnce() {
+        // The postmaster stopped first, so that it forks nothing between the list and the kill.
+        if let postmaster = runningPID() { kill(postmaster, SIGSTOP) }
         for pid in processes() { kill(pid, SIGKILL) }
     }
 }

@@ -27,9 +27,18 @@ BEGIN
     RETURN (1::bigint << 30) + (l << 15) + r;
 END $$;
 
+-- Said, not assumed: the new ids start above every old one.
+DO $$
+BEGIN
+    IF (SELECT coalesce(max(id), 0) FROM place) >= (1::bigint << 30) THEN
+        RAISE EXCEPTION 'place ids reach 2^30: opaque ids would collide with them';
+    END IF;
+END $$;
+
 CREATE SEQUENCE place_counter MINVALUE 0 START 0 MAXVALUE 1073741823 NO CYCLE;
 
 ALTER TABLE place ALTER COLUMN id DROP IDENTITY;
+ALTER SEQUENCE place_counter OWNED BY place.id;
 
 DO $$
 DECLARE
