@@ -75,7 +75,7 @@ struct Serve: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Milliseconds a groups answer may lag behind the database: groups come from an in-process read model of the live places, refreshed from the database's change cursor (default 1000; 0 = a database read per query). Env: FOLLA_GROUPS_CACHE_MS")
     var groupsCacheMs: Int?
 
-    @Option(parsing: .unconditional, help: "Milliseconds every check-in, check-out and place read by id takes at least, so that its timing says nothing of the people around (default 20; 0 = none; not at --min-group-size 1). Env: FOLLA_ANSWER_FLOOR_MS")
+    @Option(parsing: .unconditional, help: "Milliseconds every check-in, check-out, place read by id and area wall takes at least, so that its timing says nothing of the people around (default 20; 0 = none; not at --min-group-size 1). Env: FOLLA_ANSWER_FLOOR_MS")
     var answerFloorMs: Int?
 
     @Option(parsing: .unconditional, help: "Seconds a replica of --read-database-url may fall behind the primary and still serve reads (default 2). Env: FOLLA_REPLICA_MAX_LAG")
@@ -227,13 +227,11 @@ struct Serve: AsyncParsableCommand {
         // A bounded shutdown: a client that stalls mid-request (half a body, then silence)
         // held a SIGTERM for as long as it stayed connected. Past the grace the services are
         // cancelled (requests in flight get no answer: nothing unanswered was acknowledged),
-        // and past as long again `ShutdownDeadline` ends the process whatever still hangs
-        // (ServiceLifecycle's own deadline is a fatal error, which left a frozen embedded
-        // PostgreSQL running).
-        // The deadline is told first (a group shuts its services down in reverse order), so
-        // that it counts from the signal.
-        // With an embedded cluster, its own stop's budget on top (`pg_ctl stop -t 20`): a
-        // healthy but slow stop is not cut short, and a hung one is killed by its service.
+        // and past as long again, plus an embedded cluster's own stop budget (`pg_ctl stop -t
+        // 20`, after which its service kills it), `ShutdownDeadline` ends the process whatever
+        // still hangs (ServiceLifecycle's deadline is a fatal error that left a frozen cluster
+        // running). It is listed last so that it is told first (a group stops its services in
+        // reverse order) and counts from the signal.
         let deadline = ShutdownDeadline(after: .milliseconds(Int((2 * grace + (embedded == nil ? 0 : 25)) * 1000)),
                                         postgres: embedded, logger: logger)
         var group = ServiceGroupConfiguration(services: [app, deadline], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)

@@ -15,13 +15,11 @@ extension FollaRequestContext {
             throw Problem(.internalServerError, type: "internal", title: "Internal server error", detail: "no path parameter \(name)")
         }
         guard let decoded = raw.removingPercentEncoding else {
-            throw Problem(.badRequest, type: "invalid-field", title: "Invalid request field",
-                          detail: "\(name) has a broken percent-encoding", field: name)
+            throw .invalid(FieldError(name, "has a broken percent-encoding"))
         }
         // No id, slug or device id has one, and PostgreSQL refuses a NUL in text (a 500).
         guard !decoded.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw Problem(.badRequest, type: "invalid-field", title: "Invalid request field",
-                          detail: "\(name) must not contain control characters", field: name)
+            throw .invalid(FieldError(name, "must not contain control characters"))
         }
         return decoded
     }
@@ -32,8 +30,7 @@ extension FollaRequestContext {
     /// - Throws: a 400 naming the parameter when it is not a positive integer.
     func positiveID(_ name: String) throws(Problem) -> Int64 {
         guard let id = Int64(try pathParameter(name)), id > 0 else {
-            throw Problem(.badRequest, type: "invalid-field", title: "Invalid request field",
-                          detail: "\(name) must be a positive integer", field: name)
+            throw .invalid(FieldError(name, "must be a positive integer"))
         }
         return id
     }

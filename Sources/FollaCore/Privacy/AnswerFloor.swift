@@ -1,6 +1,6 @@
 /// The least time an answer takes, from the start of its work to its answer: check-ins,
-/// check-outs and places asked for by id (`PrivacyPolicy.timingFloor`, held by the API's
-/// `AnswerFloorMiddleware`).
+/// check-outs, places asked for by id and area walls (`PrivacyPolicy.timingFloor`, held by
+/// the API's `AnswerFloorMiddleware`).
 ///
 /// What a check-in does depends on who else is near: joining someone's place, founding a
 /// new one, staying, leaving a place that empties or one that keeps others. Each costs the

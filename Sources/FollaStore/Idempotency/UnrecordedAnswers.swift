@@ -29,8 +29,9 @@ final class UnrecordedAnswers: Sendable {
     func keep(_ entry: Entry) -> Bool {
         state.withLock { s in
             s.entries[entry.key.hash] = entry
-            defer { s.recording = true }
-            return !s.recording
+            let start = !s.recording
+            s.recording = true
+            return start
         }
     }
 
