@@ -70,6 +70,31 @@ import Testing
             #expect(try await f.rowCounts() == [0, 0, 0])
         }
     }
+
+    /// The original endpoints take what the app sends and the contract declares: a form. A
+    /// JSON or XML body, or none named, is a 415 that writes nothing (both were read before).
+    @Test func legacyEndpointsTakeFormsOnly() async throws {
+        try await AppFixture.run { f in
+            let device = "0123456789abcdef0123456789abcdef01234567"
+            let bodies: [(String, String, String?)] = [
+                ("/sendData.php", #"{"udid":"\#(device)","latitude":44.4938,"longitude":11.343}"#, "application/json"),
+                ("/sendData.php", "<c><udid>\(device)</udid><latitude>44.4938</latitude><longitude>11.343</longitude></c>", "application/xml"),
+                ("/sendData.php", "udid=\(device)&latitude=44.4938&longitude=11.343", nil),
+                ("/getMessage.php", #"{"id":1}"#, "application/json"),
+                ("/getMessage.php", "<c><id>1</id></c>", "text/xml"),
+            ]
+            for (path, body, type) in bodies {
+                let r = try await f.client.execute(uri: path, method: .post, headers: type.map { [.contentType: $0] } ?? [:],
+                                                   body: ByteBuffer(string: body))
+                #expect(r.status == .unsupportedMediaType, "\(path) \(type ?? "none"): \(r.status)")
+                #expect(String(buffer: r.body).contains("send application/x-www-form-urlencoded\""), "\(String(buffer: r.body))")
+            }
+            #expect(try await f.rowCounts() == [0, 0, 0])
+            let form = try await f.post("/sendData.php", "udid=\(device)&latitude=44.4938&longitude=11.343",
+                                        contentType: "application/x-www-form-urlencoded")
+            #expect(form.status == .ok)
+        }
+    }
 }
 
 @Suite struct OpenAPITests {

@@ -21,7 +21,8 @@ import Testing
                 for path in [b"/v1/checkins", b"/v1/messages", b"/sendData.php"]:
                     for c in cases:
                         s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-                        s.sendall(b"POST " + path + b" HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" + c)
+                        kind = b"application/x-www-form-urlencoded" if path == b"/sendData.php" else b"application/json"
+                        s.sendall(b"POST " + path + b" HTTP/1.1\r\nHost: x\r\nContent-Type: " + kind + b"\r\n" + c)
                         s.shutdown(socket.SHUT_WR)
                         # Generous: on a CI box running every suite at once, this server shares
                         # the test process's threads with dozens of tests.

@@ -6,10 +6,23 @@ import Hummingbird
 ///
 /// All of them decode to the same `Fields`, so the domain validates one shape and the
 /// error messages are the same whatever the client sent.
-enum RequestBodyFormat {
+enum RequestBodyFormat: CaseIterable {
     case json, form, xml
 
-    init(contentType: String?) throws(Problem) {
+    /// The media type named in answers and errors.
+    var mediaType: String {
+        switch self {
+        case .json: "application/json"
+        case .form: "application/x-www-form-urlencoded"
+        case .xml: "application/xml"
+        }
+    }
+
+    /// - Parameters:
+    ///   - contentType: the request's `Content-Type`.
+    ///   - accepted: the formats the endpoint's contract declares (the original app's
+    ///     endpoints take forms only, as PHP's `$_POST` did); any other is a 415.
+    init(contentType: String?, accepting accepted: [RequestBodyFormat] = allCases) throws(Problem) {
         let parts = contentType?.split(separator: ";").map(Self.parameter) ?? []
         let media = parts.first
         // Every body is read as UTF-8: a charset parameter naming anything else is refused, not garbled.
@@ -17,17 +30,19 @@ enum RequestBodyFormat {
             .trimmingCharacters(in: CharacterSet(charactersIn: "\"' ")), charset != "utf-8", charset != "utf8" {
             throw Problem.onlyUTF8("charset \(charset) is not accepted")
         }
-        switch media {
-        case "application/json", "text/json": self = .json
-        case "application/x-www-form-urlencoded": self = .form
-        case "application/xml", "text/xml": self = .xml
-        case nil:
-            throw Problem(.unsupportedMediaType, type: "unsupported-media-type", title: "Unsupported media type",
-                          detail: "missing Content-Type; send application/json, application/x-www-form-urlencoded or application/xml")
-        case let other?:
-            throw Problem(.unsupportedMediaType, type: "unsupported-media-type", title: "Unsupported media type",
-                          detail: "Content-Type \(other) is not accepted; send application/json, application/x-www-form-urlencoded or application/xml")
+        let format: RequestBodyFormat? = switch media {
+        case "application/json", "text/json": .json
+        case "application/x-www-form-urlencoded": .form
+        case "application/xml", "text/xml": .xml
+        default: nil
         }
+        guard let format, accepted.contains(format) else {
+            let names = accepted.map(\.mediaType)
+            let send = names.count > 1 ? names.dropLast().joined(separator: ", ") + " or " + names.last! : names.joined()
+            throw Problem(.unsupportedMediaType, type: "unsupported-media-type", title: "Unsupported media type",
+                          detail: media.map { "Content-Type \($0) is not accepted here; send \(send)" } ?? "missing Content-Type; send \(send)")
+        }
+        self = format
     }
 
     /// A header's token (a media type, a parameter, a coding) without HTTP's optional
@@ -51,8 +66,11 @@ enum RequestBodyFormat {
 
 extension Request {
     /// The request's fields, from a body of at most `limit` bytes.
-    mutating func decodeFields(limit: Int) async throws -> Fields {
-        let format = try RequestBodyFormat(contentType: headers[.contentType])
+    /// - Parameters:
+    ///   - limit: the most bytes the body may have (a 413 past it).
+    ///   - accepted: the body formats the endpoint takes (a 415 for any other).
+    mutating func decodeFields(limit: Int, accepting accepted: [RequestBodyFormat] = RequestBodyFormat.allCases) async throws -> Fields {
+        let format = try RequestBodyFormat(contentType: headers[.contentType], accepting: accepted)
         // A compressed body would be read as garbage (or, worse, as something else): refuse
         // any coding but identity rather than ignore the header.
         if let coding = headers[.contentEncoding].map({ RequestBodyFormat.parameter($0[...]) }), coding != "identity", !coding.isEmpty {

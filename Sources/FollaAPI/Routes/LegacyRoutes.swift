@@ -3,7 +3,8 @@ import FollaServices
 import Hummingbird
 
 /// The original iPhone app's PHP endpoints, so that it keeps working unchanged:
-/// form fields in, XML shaped like PostgreSQL's `query_to_xml(…, false, false, '')` out.
+/// form fields in (only forms, as the app sends and PHP's `$_POST` read), XML shaped like
+/// PostgreSQL's `query_to_xml(…, false, false, '')` out.
 struct LegacyRoutes {
     let deps: AppDependencies
 
@@ -13,7 +14,7 @@ struct LegacyRoutes {
         // udid, latitude, longitude, timestamp, sex, age, message, radius, min, max
         router.post("sendData.php") { request, context in
             var request = request
-            let form = try await request.decodeFields(limit: deps.limits.maxBodyBytes)
+            let form = try await request.decodeFields(limit: deps.limits.maxBodyBytes, accepting: [.form])
             try form.rejectUnknown(allowed: ["udid", "latitude", "longitude", "timestamp", "sex", "age", "message", "radius", "min", "max"])
             var renamed = form.values
             renamed["device_id"] = renamed.removeValue(forKey: "udid")
@@ -44,7 +45,7 @@ struct LegacyRoutes {
         // id: the place whose last 10 messages to show.
         router.post("getMessage.php") { request, _ in
             var request = request
-            let form = try await request.decodeFields(limit: deps.limits.maxBodyBytes)
+            let form = try await request.decodeFields(limit: deps.limits.maxBodyBytes, accepting: [.form])
             try form.rejectUnknown(allowed: ["id"])
             // 0 is what sendData.php names a cell of small groups by: no messages, like any
             // place with no public id (small, empty, unknown).
