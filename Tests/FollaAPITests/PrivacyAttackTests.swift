@@ -159,7 +159,8 @@ import Testing
     }
 
     /// A small place's id and an unknown id answer alike in time too (the small place's row
-    /// was read before it was refused: 2 000 timed reads each told them apart by ~40 µs).
+    /// was read before it was refused: 2 000 timed reads each told them apart by ~40 µs); so
+    /// do reports, which read a message's place before refusing a hidden one.
     @Test func placeLookupsTakeTheFloor() async throws {
         let floor = Duration.milliseconds(400)
         try await AppFixture.run(k: 3, answerFloor: floor) { f in
@@ -172,6 +173,8 @@ import Testing
                     // An area wall whose margin reaches the small place's anchor or not: the
                     // same empty answer either way, and (once) a different time.
                     ("wall", { try await f.get("/v1/wall?lat=\(Self.victim.latitude)&lon=\(Self.victim.longitude + Double(id % 7) * 0.001)&radius=15") }),
+                    // A report of a hidden message reads its place before it is refused.
+                    ("report", { try await f.post("/v1/messages/\(id)/reports", #"{"device_id":"\#(dev(1))"}"#) }),
                 ]
                 for (what, read) in reads {
                     let start = ContinuousClock.now
@@ -215,6 +218,28 @@ import Testing
                 for text in shown.keys { shown[text]?.append(body.contains(text)) }
             }
             #expect(shown["probe-joined"] == shown["probe-founded"], "\(shown)")
+        }
+    }
+
+    /// A report answers for a message only as readers see it: one posted in a small place
+    /// (which no read shows) is refused as an id that never was, in the same words. Before, it
+    /// was reported like a visible one (202) while an unknown id was a 404, so an outside probe
+    /// told hidden messages from gaps in the ids, and counted them.
+    @Test func reportsDoNotTellAHiddenMessageExists() async throws {
+        try await AppFixture.run(k: 3) { f in
+            _ = try await f.crowd(Self.victim, people: 1, startingAt: 1)
+            let hidden = try #require(try f.json(try await f.postMessage(dev(1), "nascosto"))["id"] as? Int)
+            _ = try await f.crowd(at(0, 900, from: Self.victim), people: 3, startingAt: 10)
+            let shown = try #require(try f.json(try await f.postMessage(dev(10), "visibile"))["id"] as? Int)
+            _ = try await f.crowd(at(90, 2_000, from: Self.victim), people: 1, startingAt: 50)
+            func report(_ id: Int) async throws -> String {
+                let r = try await f.post("/v1/messages/\(id)/reports", #"{"device_id":"\#(dev(50))"}"#)
+                return "\(r.status.code) " + String(buffer: r.body).replacingOccurrences(of: "\(id)", with: "ID")
+            }
+            let unknown = try await report(max(hidden, shown) + 1_000)
+            #expect(unknown.hasPrefix("404 "))
+            #expect(try await report(hidden) == unknown)
+            #expect(try await report(shown).hasPrefix("202 "))
         }
     }
 

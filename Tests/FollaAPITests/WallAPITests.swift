@@ -200,6 +200,32 @@ extension AppFixture {
         }
     }
 
+    /// A stream writes on its own grid whatever happens elsewhere: message changes anywhere
+    /// (hidden ones included) wake it, but a wake-up with nothing new for its venue writes
+    /// nothing and moves no heartbeat. Before, the heartbeat came every 15 passes of the loop
+    /// and every wake-up was a pass: an outside probe read from its shifts when each message
+    /// of the city was posted, to ~10 ms.
+    @Test func messagesElsewhereLeaveNoTraceInAStreamsTiming() async throws {
+        try await AppFixture.run { f in
+            try await f.makeVenue()
+            let ringing = Task {
+                // A message changed somewhere every ~5 ms for the stream's life (1.5 s here).
+                while !Task.isCancelled {
+                    f.deps.wallChanges.ring()
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+            }
+            defer { ringing.cancel() }
+            let body = String(buffer: try await f.get("/v1/venues/piazza/wall/events").body)
+            ringing.cancel()
+            let pings = body.components(separatedBy: ": ping").count - 1
+            let snapshots = body.components(separatedBy: "event: snapshot").count - 1
+            // 15 ticks of 100 ms in 1.5 s: the first is the snapshot, a heartbeat is due at the 15th.
+            #expect(pings <= 1, "\(pings) heartbeats: \(body)")
+            #expect(snapshots == 1)
+        }
+    }
+
     @Test func wallPageIsSelfContained() async throws {
         try await AppFixture.run { f in
             try await f.makeVenue()

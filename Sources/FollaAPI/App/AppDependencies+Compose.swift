@@ -29,7 +29,7 @@ extension AppDependencies {
         let privacy = settings.privacy
         let rates = DeviceRates(pool: pool, keyer: keyer, logger: logger)
         let checkIns = CheckInService(
-            presence: presence, messages: messages, privacy: privacy, messagePolicy: settings.messagePolicy,
+            presence: presence, messages: messages, places: places, privacy: privacy, messagePolicy: settings.messagePolicy,
             messageLimiter: RateLimiter(store: rates, kind: .messages, limit: settings.messagesPerDevice),
             reportLimiter: RateLimiter(store: rates, kind: .reports, limit: settings.reportsPerDevice), budgets: settings.budgets, clock: clock)
         let wallCache = max(0, settings.wallCacheSeconds)

@@ -35,7 +35,9 @@ struct MessageRoutes {
             return try Answer.respond(value: MessagePage(page.map(MessageDTO.init), limit: limit))
         }
 
-        groups.queryFree.post("messages/:message_id/reports") { request, context in
+        // Held: a hidden message and an unknown id must answer alike, in time too (the first
+        // reads its place before it is refused).
+        groups.heldQueryFree.post("messages/:message_id/reports") { request, context in
             let id = try context.positiveID("message_id")
             var request = request
             let fields = try await request.decodeFields(limit: deps.limits.maxBodyBytes)

@@ -11,13 +11,19 @@ import ServiceLifecycle
 /// Events: `snapshot` (the whole wall, whenever it changed: counts, busiest spots, the
 /// visible messages — so hidden messages vanish from screens too), `message` (each new
 /// message, with its id as the SSE id, so `Last-Event-ID` resumes without gaps), and a
-/// `: ping` comment as heartbeat. A stream looks every `interval`, and at once when any
-/// instance announces a message change (`MessageFeed`). Reads go through the micro-cache: a thousand open
+/// `: ping` comment as heartbeat. A stream looks on a fixed grid of `interval`s from its
+/// start, and at once when any instance announces a message change (`MessageFeed`); such a
+/// wake-up pushes only new visible messages of its venue, everything else waits for the grid.
+/// So when a stream writes tells nothing of when messages changed elsewhere: a heartbeat
+/// counted in passes of the loop (every wake-up one) once shifted with every message posted
+/// anywhere, hidden ones included, and told an outside probe when each was posted to ~10 ms
+/// (session 22). Reads go through the micro-cache: a thousand open
 /// streams on one venue still cost one query per cache period. A stream ends after
 /// `maxDuration` (the browser reconnects with Last-Event-ID) or at server shutdown.
 struct WallStream {
     let deps: AppDependencies
     var interval: Duration = .seconds(1)
+    /// Grid ticks between heartbeats (when nothing else was sent).
     var heartbeatEvery = 15
     var maxDuration: Duration = .seconds(300)
 
@@ -41,7 +47,9 @@ struct WallStream {
         let start = ContinuousClock.now
         var lastSent = resume
         var lastSnapshot: String?
-        var ticks = 0
+        // The grid tick this pass serves (start + tick · interval), when it is not a wake-up.
+        var tick = 0
+        var onTick = true
         try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
         while !Task.isCancelled && !Task.isShuttingDownGracefully && ContinuousClock.now - start < maxDuration {
             // Taken before the read: a change announced while it runs wakes the next wait at once.
@@ -63,17 +71,22 @@ struct WallStream {
                 lastSent = wall.messages.first?.id ?? 0
                 if let id = lastSent, id > 0 { out += "id: \(id)\n" }
             }
-            let snapshot = try AnswerEncoder().text(WallDocument(wall))
-            if snapshot != lastSnapshot {
-                out += "event: snapshot\ndata: \(snapshot)\n\n"
-                lastSnapshot = snapshot
-            } else if ticks % heartbeatEvery == 0 {
-                out += ": ping\n\n"
+            if onTick {
+                let snapshot = try AnswerEncoder().text(WallDocument(wall))
+                if snapshot != lastSnapshot {
+                    out += "event: snapshot\ndata: \(snapshot)\n\n"
+                    lastSnapshot = snapshot
+                } else if tick % heartbeatEvery == 0 {
+                    out += ": ping\n\n"
+                }
+                // The next grid point after now (a slow pass skips the ticks it overran).
+                tick = max(tick + 1, Int((ContinuousClock.now - start) / interval) + 1)
             }
             if !out.isEmpty { try await writer.write(ByteBuffer(string: out)) }
-            ticks += 1
-            // The tick, or sooner when messages changed on any instance (`MessageFeed`).
-            try? await cancelWhenGracefulShutdown { await deps.wallChanges.wait(after: rings, upTo: interval) }
+            // The next tick, or sooner when messages changed on any instance (`MessageFeed`).
+            let due = start + interval * tick
+            try? await cancelWhenGracefulShutdown { await deps.wallChanges.wait(after: rings, upTo: due - .now) }
+            onTick = ContinuousClock.now >= due
         }
         try await writer.finish(nil)
     }

@@ -10,6 +10,8 @@ import Foundation
 public struct CheckInService: Sendable {
     public let presence: PresenceStore
     public let messages: MessageStore
+    /// Read for the place of a reported message (only a visible message may be reported).
+    public let places: PlaceReads
     public let privacy: PrivacyPolicy
     public let messagePolicy: MessagePolicy
     public let messageLimiter: RateLimiter
@@ -18,10 +20,11 @@ public struct CheckInService: Sendable {
     public let clock: any WallClock
     private let metrics = CheckInMetrics()
 
-    public init(presence: PresenceStore, messages: MessageStore, privacy: PrivacyPolicy, messagePolicy: MessagePolicy,
+    public init(presence: PresenceStore, messages: MessageStore, places: PlaceReads, privacy: PrivacyPolicy, messagePolicy: MessagePolicy,
                 messageLimiter: RateLimiter, reportLimiter: RateLimiter, budgets: ClientBudgets, clock: any WallClock) {
         self.presence = presence
         self.messages = messages
+        self.places = places
         self.privacy = privacy
         self.messagePolicy = messagePolicy
         self.messageLimiter = messageLimiter
@@ -73,15 +76,30 @@ public struct CheckInService: Sendable {
     }
 
     /// Reports a message for moderation; only established devices count toward the threshold.
+    /// Only a message a reader can see may be reported (one in a place with a public id; any
+    /// at k = 1): any other is `unknown`, as an id that never was. Before (an outside probe,
+    /// session 22), a message posted in a small place, which no read shows, was reported like
+    /// a visible one while an unknown id was not: reports told that hidden messages existed,
+    /// and counted them.
     /// - Throws: `CheckInRefusal.notEstablished` for a device that does not count yet.
     public func report(_ messageID: Int64, by device: DeviceID) async throws -> MessageStore.ReportOutcome {
         try await metrics.countingRefusals {
             let now = clock.now()
             try await reportLimiter.limit(device, at: now)
+            guard try await isVisible(messageID) else { return .unknown }
             let outcome = try await messages.report(messageID, by: device, threshold: messagePolicy.reportThreshold, at: now,
                                                     requireEstablished: !privacy.isOriginal)
             if outcome == .untrusted { throw CheckInRefusal.notEstablished }
             return outcome
         }
+    }
+
+    /// Whether readers can see the message: not hidden, and in a published place (the
+    /// policy's rule for reading a place by id), or any at k = 1.
+    private func isVisible(_ messageID: Int64) async throws -> Bool {
+        guard let placeID = try await messages.placeID(of: messageID) else { return false }
+        if privacy.isOriginal { return true }
+        guard let place = try await places.place(id: placeID) else { return false }
+        return privacy.isPublished(place)
     }
 }

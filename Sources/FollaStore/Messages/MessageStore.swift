@@ -51,6 +51,12 @@ public struct MessageStore: Sendable {
         return ReportOutcome(rawValue: try row.decode(String.self)) ?? .unknown
     }
 
+    /// The place of a message that is not hidden; nil when there is no such message.
+    public func placeID(of messageID: Int64) async throws -> Int64? {
+        try await client.rows("SELECT place_id FROM message WHERE id = \(messageID) AND NOT hidden", logger: logger)
+            .first?.decode(Int64.self)
+    }
+
     /// Admin hide/unhide; false when the message does not exist.
     public func setHidden(_ messageID: Int64, _ hidden: Bool) async throws -> Bool {
         try await !client.committed(
