@@ -42,6 +42,29 @@ import Testing
         #expect(policy.stats(s, mix: 9) != nil)
     }
 
+    /// The noise does not travel with a group: the same three people read other figures in
+    /// each cell they stand in, and the same figures anywhere within one cell. Before, keyed
+    /// to the reporters alone, they read one fingerprint everywhere (an outside probe linked
+    /// a group's places 540 m apart by it, with no device of its own).
+    @Test func statsNoiseDoesNotFollowAGroupAcrossCells() {
+        let ages = [24, 31, 52]
+        var figures: [String] = []
+        for i in 0..<20 {
+            let spot = Coordinate(latitude: bologna.latitude + Double(i) * 0.002, longitude: bologna.longitude)
+            let entry = policy.publish([place(Int64(i + 1), spot, people: 3, ages: ages, mix: 77)])[0]
+            figures.append("\(policy.stats(of: [entry])!)")
+        }
+        #expect(Set(figures).count >= 10, "\(figures)")
+        let cell = policy.coarsen(bologna)
+        let here = policy.publish([place(1, at(cell, north: 20), people: 3, ages: ages, mix: 77)])[0]
+        let there = policy.publish([place(2, at(cell, north: -20), people: 3, ages: ages, mix: 77)])[0]
+        #expect(policy.stats(of: [here]) == policy.stats(of: [there]))
+    }
+
+    func at(_ c: Coordinate, north metres: Double) -> Coordinate {
+        Coordinate(latitude: c.latitude + metres / 111_320, longitude: c.longitude)
+    }
+
     /// The original (k = 1) shows everything exactly.
     @Test func originalIsExact() {
         let original = PrivacyPolicy(k: 1)

@@ -7,10 +7,16 @@ extension PrivacyPolicy {
     ///
     /// Shown only with at least `k` established reporters. Unless k = 1 the counts carry
     /// Laplace noise (scale `sexNoiseScale` on men and women, `ageNoiseScale` years on the
-    /// sum of ages) drawn from a generator seeded by `noiseKey` and the XOR of the
-    /// reporters' random tags: the same people always get the same answer, so repeating a
-    /// read averages nothing out, while one arrival or departure changes the set and so
-    /// redraws all the noise. Subtracting the answers before and after a departure then
+    /// sum of ages) drawn from a generator seeded by `noiseKey`, the XOR of the reporters'
+    /// random tags and the place's ~100 m cell (`noiseMix`): the same people in the same cell
+    /// always get the same answer, so repeating a read averages nothing out, while one
+    /// arrival or departure changes the set and so redraws all the noise. The cell is in the
+    /// seed so that the noise does not travel with a group: keyed to the reporters alone, a
+    /// group that moved together read the same figures wherever it went, a fingerprint that
+    /// linked its places (an outside probe, session 22, with no device of its own: three
+    /// honest people 540 m apart). The price: a group that crosses n cells together gives n
+    /// draws of its own figures (their mean is its truth to within 1/√n of the noise), never
+    /// one person's. Subtracting the answers before and after a departure then
     /// gives the leaver's age plus the difference of two Laplace(25) draws (standard
     /// deviation about 50 years) and their sex with about 62 % confidence.
     ///
@@ -21,6 +27,15 @@ extension PrivacyPolicy {
     /// on their own (k reporters) contribute, so a sum never carries one person's figures.
     public func stats(of entries: [PublishedPlace]) -> PublishedStats? {
         stats(entries.compactMap { e in e.raw.map { ($0, e.mix) } })
+    }
+
+    /// What seeds a published place's noise besides `noiseKey`: its reporters' mix and its cell.
+    /// - Parameters:
+    ///   - mix: the XOR of the reporters' random tags.
+    ///   - cell: the centre of the place's ~100 m cell (`coarsen(anchor)`).
+    static func noiseMix(_ mix: UInt64, cell: Coordinate) -> UInt64 {
+        var cellRandom = SeededRandom(seed: cell.latitude.bitPattern ^ (cell.longitude.bitPattern &* 0x9E37_79B9_7F4A_7C15))
+        return mix ^ cellRandom.next()
     }
 
     /// `stats(of:)` for one raw breakdown and its reporters' mix.
