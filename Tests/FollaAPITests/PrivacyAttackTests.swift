@@ -165,6 +165,7 @@ import Testing
         let floor = Duration.milliseconds(400)
         try await AppFixture.run(k: 3, answerFloor: floor) { f in
             let small = try await f.crowd(Self.victim, people: 1, startingAt: 1)
+            try await f.makeVenue()
             for id in [small, 999_999] {
                 let reads: [(String, () async throws -> TestResponse)] = [
                     ("detail", { try await f.get("/v1/places/\(id)") }),
@@ -173,6 +174,9 @@ import Testing
                     // An area wall whose margin reaches the small place's anchor or not: the
                     // same empty answer either way, and (once) a different time.
                     ("wall", { try await f.get("/v1/wall?lat=\(Self.victim.latitude)&lon=\(Self.victim.longitude + Double(id % 7) * 0.001)&radius=15") }),
+                    // A venue wall read from the cache or afresh (every message change
+                    // anywhere drops the cache: its time told when).
+                    ("venue wall", { try await f.get(id == small ? "/v1/venues/piazza/wall" : "/v1/venues/piazza/wall?format=xml") }),
                     // A report of a hidden message reads its place before it is refused.
                     ("report", { try await f.post("/v1/messages/\(id)/reports", #"{"device_id":"\#(dev(1))"}"#) }),
                 ]

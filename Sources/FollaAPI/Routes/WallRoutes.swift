@@ -10,8 +10,11 @@ struct WallRoutes {
     let deps: AppDependencies
 
     func register(on groups: RouteGroups) {
-        let group = groups.open
-        group.get("venues/:slug/wall") { request, context in
+        // Held, as area walls are: every message change anywhere (a hidden one too) drops the
+        // cached walls, so a venue wall answered from the cache or from a fresh read told by
+        // its time when messages changed elsewhere; and its places are found by anchor within
+        // a margin of the venue's edge before they are kept by their published cell.
+        groups.held.get("venues/:slug/wall") { request, context in
             let slug = try context.pathParameter("slug")
             let fields = try request.queryFields()
             try fields.rejectUnknown(allowed: ["after", "format"])
@@ -23,7 +26,9 @@ struct WallRoutes {
             return try render(wall.after(after(fields)), format, request, selfPath: "/v1/venues/\(slug)/wall")
         }
 
-        groups.queryFree.get("venues/:slug/wall/events") { request, context in
+        // Held for its first answer (a cached read or a fresh one); the stream holds each
+        // of its passes on the grid to the same floor (`WallStream`).
+        groups.heldQueryFree.get("venues/:slug/wall/events") { request, context in
             try await WallStream(deps: deps, interval: deps.wallStreamInterval, maxDuration: deps.wallStreamDuration).response(slug: try context.pathParameter("slug"), request: request)
         }
 

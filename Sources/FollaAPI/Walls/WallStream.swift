@@ -14,7 +14,8 @@ import ServiceLifecycle
 /// `: ping` comment as heartbeat. A stream looks on a fixed grid of `interval`s from its
 /// start, and at once when any instance announces a message change (`MessageFeed`); such a
 /// wake-up pushes only new visible messages of its venue, everything else waits for the grid.
-/// So when a stream writes tells nothing of when messages changed elsewhere: a heartbeat
+/// A pass on the grid writes at its tick plus the answer floor, whether its read was cached
+/// or fresh. So when a stream writes tells nothing of when messages changed elsewhere: a heartbeat
 /// counted in passes of the loop (every wake-up one) once shifted with every message posted
 /// anywhere, hidden ones included, and told an outside probe when each was posted to ~10 ms
 /// (session 22). Reads go through the micro-cache: a thousand open
@@ -54,7 +55,12 @@ struct WallStream {
         while !Task.isCancelled && !Task.isShuttingDownGracefully && ContinuousClock.now - start < maxDuration {
             // Taken before the read: a change announced while it runs wakes the next wait at once.
             let rings = deps.wallChanges.rings
-            guard let data = try await deps.walls.data(for: .venue(slug)) else {
+            // A pass on the grid writes at its tick plus the answer floor, whether its read
+            // came from the cache or the database (the cache is dropped by every message
+            // change anywhere: the time of the write would tell when, to the millisecond).
+            let read = onTick ? try await deps.privacy.timingFloor.hold { try await deps.walls.data(for: .venue(slug)) }
+                              : try await deps.walls.data(for: .venue(slug))
+            guard let data = read else {
                 try await writer.write(ByteBuffer(string: "event: gone\ndata: {}\n\n"))
                 break
             }
