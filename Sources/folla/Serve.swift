@@ -75,7 +75,7 @@ struct Serve: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Milliseconds a groups answer may lag behind the database: groups come from an in-process read model of the live places, refreshed from the database's change cursor (default 1000; 0 = a database read per query). Env: FOLLA_GROUPS_CACHE_MS")
     var groupsCacheMs: Int?
 
-    @Option(parsing: .unconditional, help: "Milliseconds every check-in, check-out, place read by id and area wall takes at least, so that its timing says nothing of the people around (default 20; 0 = none; not at --min-group-size 1). Env: FOLLA_ANSWER_FLOOR_MS")
+    @Option(parsing: .unconditional, help: "Milliseconds every check-in, check-out, place read by id, report, wall and wall-stream pass takes at least, so that its timing says nothing of the people around or of messages elsewhere (default 20; 0 = none; not at --min-group-size 1). Env: FOLLA_ANSWER_FLOOR_MS")
     var answerFloorMs: Int?
 
     @Option(parsing: .unconditional, help: "Seconds a replica of --read-database-url may fall behind the primary and still serve reads (default 2). Env: FOLLA_REPLICA_MAX_LAG")

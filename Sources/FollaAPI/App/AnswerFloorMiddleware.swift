@@ -2,9 +2,11 @@ import FollaCore
 import Hummingbird
 
 /// Holds the answers of the routes behind it to the privacy policy's timing floor
-/// (``AnswerFloor``): check-ins, check-outs, places read by id and area walls, whose work takes
-/// longer or shorter with the people around (founding a place against joining one; a small
-/// place's row read and refused against an unknown id; a disc's margin reaching an anchor).
+/// (``AnswerFloor``): check-ins, check-outs, places read by id, reports and walls, whose work
+/// takes longer or shorter with the people around or with what happened elsewhere (founding a
+/// place against joining one; a small place's row, or a hidden message's place, read and
+/// refused against an unknown id; a disc's margin reaching an anchor; a wall read afresh
+/// because a message changed somewhere, against one from the cache).
 ///
 /// It stands outside the database gate: held inside it, a check-in already committed could
 /// be answered 503 by an outage noticed during the hold (a 503 is no acknowledgement, but a

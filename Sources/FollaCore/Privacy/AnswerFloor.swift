@@ -1,6 +1,6 @@
 /// The least time an answer takes, from the start of its work to its answer: check-ins,
-/// check-outs, places asked for by id and area walls (`PrivacyPolicy.timingFloor`, held by
-/// the API's `AnswerFloorMiddleware`).
+/// check-outs, places asked for by id, reports, walls and each pass of a wall's event stream
+/// (`PrivacyPolicy.timingFloor`, held by the API's `AnswerFloorMiddleware` and `WallStream`).
 ///
 /// What a check-in does depends on who else is near: joining someone's place, founding a
 /// new one, staying, leaving a place that empties or one that keeps others. Each costs the
