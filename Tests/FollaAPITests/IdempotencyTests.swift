@@ -35,6 +35,23 @@ import FollaStore
         }
     }
 
+    /// A retry cannot time the first request's work by when its key turns from "in progress"
+    /// to a replay: the answer is recorded no sooner than the answer floor after the first
+    /// request began. Before, it was recorded as soon as the work ended (a few ms), and a
+    /// retry sent at the right moment told founding a place from joining one by it.
+    @Test func aRetryCannotTimeTheFirstRequestsWork() async throws {
+        try await AppFixture.run(k: 3, answerFloor: .milliseconds(600)) { f in
+            let ping = #"{"device_id":"0123456789abcdef0123456789abcdef01234567","lat":44.4938,"lon":11.343}"#
+            let first = Task { try await post(f, "/v1/checkins", ping, key: "timed") }
+            try await Task.sleep(for: .milliseconds(250))
+            let retry = try await post(f, "/v1/checkins", ping, key: "timed")
+            #expect(retry.status == .conflict, "\(retry.status) \(String(buffer: retry.body))")
+            #expect(try await first.value.status == .ok)
+            let later = try await post(f, "/v1/checkins", ping, key: "timed")
+            #expect(later.status == .ok && later.headers[HTTPField.Name("Idempotent-Replayed")!] == "true")
+        }
+    }
+
     @Test func theSameKeyForAnotherRequestIs422() async throws {
         try await AppFixture.run { f in
             #expect(try await post(f, "/v1/checkins", Self.checkIn, key: "k").status == .ok)

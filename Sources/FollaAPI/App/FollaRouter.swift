@@ -22,11 +22,12 @@ public func buildRouter(_ deps: AppDependencies) -> Router<FollaRequestContext> 
     if let metrics = deps.metrics { MetricsRoute(metrics: metrics).register(on: admin.queryFree()) }
     // Everything that reads or writes the database answers 503 at once during an outage,
     // and writes may carry an Idempotency-Key.
-    func stored(_ group: RouterGroup<FollaRequestContext>) -> RouterGroup<FollaRequestContext> {
+    func stored(_ group: RouterGroup<FollaRequestContext>, floor: AnswerFloor) -> RouterGroup<FollaRequestContext> {
         group.group().add(middleware: DatabaseGate(monitor: deps.database))
-            .add(middleware: IdempotencyMiddleware(store: deps.idempotency, clock: deps.clock, maxBodyBytes: deps.limits.maxBodyBytes))
+            .add(middleware: IdempotencyMiddleware(store: deps.idempotency, clock: deps.clock, maxBodyBytes: deps.limits.maxBodyBytes,
+                                                   floor: floor))
     }
-    let adminV1 = stored(admin.queryFree()).group("v1")
+    let adminV1 = stored(admin.queryFree(), floor: AnswerFloor(.zero)).group("v1")
     VenueAdminRoutes(deps: deps).register(on: adminV1)
     ModerationRoutes(deps: deps).register(on: adminV1)
     let floor = deps.privacy.timingFloor

@@ -18,11 +18,17 @@ struct IdempotencyMiddleware<Context: RequestContext>: RouterMiddleware {
     let store: IdempotencyStore
     let clock: any WallClock
     let maxBodyBytes: Int
+    /// The answer floor of the routes behind it (zero for routes not held): a request's
+    /// answer is recorded no sooner than the floor after it began. Recorded as soon as the
+    /// work was done, a retry sent meanwhile saw the key turn from 409 to a replay at the
+    /// moment the work ended, and so timed it (founding a place against joining one).
+    var floor = AnswerFloor(.zero)
 
     static var header: HTTPField.Name { HTTPField.Name("Idempotency-Key")! }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.method == .post, let raw = request.headers[Self.header] else { return try await next(request, context) }
+        let started = ContinuousClock.now
         let key = try Self.validate(raw)
         var request = request
         let body = try await request.collectBody(limit: maxBodyBytes)
@@ -56,6 +62,7 @@ struct IdempotencyMiddleware<Context: RequestContext>: RouterMiddleware {
             // The answer is recorded (or kept until it can be) before it is sent: a retry
             // after a lost answer gets it.
             let answer = try await Self.collect(response)
+            await floor.wait(since: started)
             await store.complete(key, request: fingerprint, with: answer)
             var replayable = response
             replayable.body = .init(byteBuffer: ByteBuffer(bytes: answer.body))

@@ -19,16 +19,18 @@ struct RouteGroups {
     /// - Parameters:
     ///   - base: the group they grow from (the router's, or the admin token's).
     ///   - path: their common path prefix ("" for none).
-    ///   - stored: adds the database gate and idempotency, innermost.
+    ///   - stored: adds the database gate and idempotency, innermost (with the floor its
+    ///     routes are held to, which idempotency records their answers after).
     ///   - floor: the privacy policy's timing floor.
     init(base: RouterGroup<FollaRequestContext>, path: RouterPath, floor: AnswerFloor,
-         stored: (RouterGroup<FollaRequestContext>) -> RouterGroup<FollaRequestContext>) {
+         stored: (RouterGroup<FollaRequestContext>, AnswerFloor) -> RouterGroup<FollaRequestContext>) {
         // Outermost first: the hold sees the gate's decision, the query check comes before
         // the gate and the idempotency store.
-        open = stored(base.group()).group(path)
-        queryFree = stored(base.queryFree()).group(path)
-        held = stored(base.held(by: floor)).group(path)
-        heldQueryFree = stored(base.held(by: floor).queryFree()).group(path)
+        let none = AnswerFloor(.zero)
+        open = stored(base.group(), none).group(path)
+        queryFree = stored(base.queryFree(), none).group(path)
+        held = stored(base.held(by: floor), floor).group(path)
+        heldQueryFree = stored(base.held(by: floor).queryFree(), floor).group(path)
     }
 }
 

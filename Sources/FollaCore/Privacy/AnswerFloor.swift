@@ -30,4 +30,12 @@ public struct AnswerFloor: Sendable, Equatable {
         try? await Task.sleep(until: end, clock: .continuous)
         return try result.get()
     }
+
+    /// Returns no sooner than `duration` after `start` (at once when that has passed, or the
+    /// task is cancelled): for work that must not show its own length, such as recording an
+    /// idempotent answer, which a retry could otherwise see appear.
+    public func wait(since start: ContinuousClock.Instant) async {
+        guard duration > .zero else { return }
+        try? await Task.sleep(until: start + duration, clock: .continuous)
+    }
 }
