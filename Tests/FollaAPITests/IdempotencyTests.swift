@@ -49,6 +49,15 @@ import FollaStore
             #expect(try await first.value.status == .ok)
             let later = try await post(f, "/v1/checkins", ping, key: "timed")
             #expect(later.status == .ok && later.headers[HTTPField.Name("Idempotent-Replayed")!] == "true")
+            // Nor by when a refused request frees its key (a message from a device that does
+            // not count yet: 403).
+            let refused = #"{"device_id":"00000000000000000000000000000000000000aa","lat":44.4938,"lon":11.343,"message":"ciao"}"#
+            let firstRefusal = Task { try await post(f, "/v1/checkins", refused, key: "refused") }
+            try await Task.sleep(for: .milliseconds(250))
+            let retryRefusal = try await post(f, "/v1/checkins", refused, key: "refused")
+            #expect(retryRefusal.status == .conflict, "\(retryRefusal.status) \(String(buffer: retryRefusal.body))")
+            #expect(try await firstRefusal.value.status == .forbidden)
+            #expect(try await post(f, "/v1/checkins", refused, key: "refused").status == .forbidden)
         }
     }
 

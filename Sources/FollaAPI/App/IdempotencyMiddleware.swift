@@ -19,9 +19,10 @@ struct IdempotencyMiddleware<Context: RequestContext>: RouterMiddleware {
     let clock: any WallClock
     let maxBodyBytes: Int
     /// The answer floor of the routes behind it (zero for routes not held): a request's
-    /// answer is recorded no sooner than the floor after it began. Recorded as soon as the
-    /// work was done, a retry sent meanwhile saw the key turn from 409 to a replay at the
-    /// moment the work ended, and so timed it (founding a place against joining one).
+    /// answer is recorded, or its key freed after a refusal, no sooner than the floor after
+    /// it began. Recorded as soon as the work was done, a retry sent meanwhile saw the key
+    /// turn from 409 to a replay at the moment the work ended, and so timed it (founding a
+    /// place against joining one; a hidden message's report against an unknown id's).
     var floor = AnswerFloor(.zero)
 
     static var header: HTTPField.Name { HTTPField.Name("Idempotency-Key")! }
@@ -52,11 +53,17 @@ struct IdempotencyMiddleware<Context: RequestContext>: RouterMiddleware {
             do {
                 response = try await next(request, context)
             } catch {
-                if Self.wroteNothing(error) { await release(key) }
+                if Self.wroteNothing(error) {
+                    await floor.wait(since: started)
+                    await release(key)
+                }
                 throw error
             }
             guard (200..<300).contains(response.status.code) else {
-                if (400..<500).contains(response.status.code) { await release(key) }
+                if (400..<500).contains(response.status.code) {
+                    await floor.wait(since: started)
+                    await release(key)
+                }
                 return response
             }
             // The answer is recorded (or kept until it can be) before it is sent: a retry

@@ -1,13 +1,19 @@
+import FollaCore
 import FollaServices
 import FollaStore
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// Carries message changes between instances: every instance LISTENs on `folla_messages`
-/// (triggers NOTIFY it at the commit of anything that adds, deletes, hides or shows a
-/// message, through whichever instance), drops its cached walls and wakes its wall
+/// (triggers NOTIFY it, with the message's place, at the commit of anything that adds,
+/// deletes, hides or shows a message, through whichever instance), and for a change a wall
+/// could show (its place is published: `shows`) drops its cached walls and wakes its wall
 /// streams. A message posted through instance A reaches a screen streaming from instance B
-/// in milliseconds, and a hidden one leaves every wall at the next read.
+/// in milliseconds, and a hidden one leaves every wall at the next read. A message no wall
+/// can show (posted in a small place) changes nothing: dropped for it, the cached walls told
+/// an outside probe when each such message was posted, by showing its own device's move
+/// before the cache period was over (session 22).
 ///
 /// One loop applies the changes; notifications that arrive while it works are folded into
 /// its next pass (a buffer of one), after waiting `coalesce` for more: a busy city's
@@ -22,6 +28,9 @@ public struct MessageFeed: Service {
 
     let listener: NotificationListener
     let walls: WallService
+    let places: PlaceReads
+    let privacy: PrivacyPolicy
+    private let pending = PendingChanges()
     let changes: WallChanges
     let reads: ReadDatabase
     let coalesce: Duration
@@ -34,6 +43,8 @@ public struct MessageFeed: Service {
                 replicaWait: Duration = .milliseconds(500)) {
         self.listener = listener
         self.walls = deps.walls
+        self.places = deps.places
+        self.privacy = deps.privacy
         self.changes = deps.wallChanges
         self.reads = deps.reads
         self.coalesce = coalesce
@@ -41,17 +52,21 @@ public struct MessageFeed: Service {
     }
 
     public func run() async throws {
-        let (pending, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let (signals, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         try? await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 group.addTask {
                     // Also after each (re)connection: changes made meanwhile were not announced.
-                    await listener.run { _ in signal.yield() }
+                    await listener.run { payload in
+                        pending.add(payload)
+                        signal.yield()
+                    }
                     signal.finish()
                 }
                 group.addTask {
-                    for await _ in pending {
+                    for await _ in signals {
                         try? await Task.sleep(for: coalesce)
+                        guard await Self.shows(pending.take(), places: places, privacy: privacy) else { continue }
                         let caughtUp = await reads.catchUp(within: replicaWait)
                         await apply()
                         if !caughtUp {
@@ -64,8 +79,49 @@ public struct MessageFeed: Service {
         }
     }
 
+    /// Whether a wall could show any of `changes`: a message of a published place (the
+    /// policy's rule for reading a place by id), or anything after a reconnection. A place
+    /// that cannot be read now counts as shown (a wall kept stale is worse than a read).
+    static func shows(_ changes: PendingChanges.Taken, places: PlaceReads, privacy: PrivacyPolicy) async -> Bool {
+        if changes.all { return true }
+        for id in changes.places {
+            do {
+                if let place = try await places.place(id: id), privacy.isPublished(place) { return true }
+            } catch {
+                return true
+            }
+        }
+        return false
+    }
+
     private func apply() async {
         await walls.invalidate()
         changes.ring()
+    }
+}
+
+/// The message changes announced since the feed last looked: their places, or everything
+/// (after a reconnection, or a payload that names no place).
+final class PendingChanges: Sendable {
+    struct Taken: Sendable {
+        var all = false
+        var places: Set<Int64> = []
+    }
+
+    private let state = Mutex(Taken())
+
+    /// - Parameter payload: a notification's payload (the place id), nil after a reconnection.
+    func add(_ payload: String?) {
+        state.withLock { s in
+            if let id = payload.flatMap({ Int64($0) }) { s.places.insert(id) } else { s.all = true }
+        }
+    }
+
+    /// What was announced, forgotten here.
+    func take() -> Taken {
+        state.withLock { s in
+            defer { s = Taken() }
+            return s
+        }
     }
 }

@@ -31,9 +31,9 @@ public struct NotificationListener: Sendable {
     }
 
     /// Listens until cancelled.
-    /// - Parameter received: called for each notification (`reconnected` false) and after
-    ///   each (re)connection (`reconnected` true), one call at a time.
-    public func run(_ received: @escaping @Sendable (_ reconnected: Bool) async -> Void) async {
+    /// - Parameter received: called with each notification's payload, and with nil after
+    ///   each (re)connection (anything may have changed meanwhile), one call at a time.
+    public func run(_ received: @escaping @Sendable (_ payload: String?) async -> Void) async {
         var failures = 0
         while !Task.isCancelled {
             do {
@@ -42,10 +42,10 @@ public struct NotificationListener: Sendable {
                 try await connection.listen(on: channel) { notifications in
                     if failures > 0 { logger.notice("listening again", metadata: ["channel": "\(channel)"]) }
                     failures = 0
-                    await received(true)
+                    await received(nil)
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
-                            for try await _ in notifications { await received(false) }
+                            for try await notification in notifications { await received(notification.payload) }
                             throw ListenerStopped()
                         }
                         group.addTask {
