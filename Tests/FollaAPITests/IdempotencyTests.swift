@@ -36,29 +36,41 @@ import FollaStore
     }
 
     /// A retry cannot time the first request's work by when its key turns from "in progress"
-    /// to a replay: the answer is recorded no sooner than the answer floor after the first
-    /// request began. Before, it was recorded as soon as the work ended (a few ms), and a
-    /// retry sent at the right moment told founding a place from joining one by it.
+    /// to a replay: the answer is recorded (or, after a refusal, the key freed) no sooner than
+    /// the answer floor after the first request began. Before, it was recorded as soon as the
+    /// work ended (a few ms), and a retry sent at the right moment told founding a place from
+    /// joining one by it (or a hidden message's report from an unknown id's).
     @Test func aRetryCannotTimeTheFirstRequestsWork() async throws {
-        try await AppFixture.run(k: 3, answerFloor: .milliseconds(600)) { f in
+        // Far above the work, so that the retry comes within it even on a loaded CI box.
+        let floor = Duration.seconds(3)
+        try await AppFixture.run(k: 3, answerFloor: floor) { f in
+            /// Sends `body` twice under `key`, the second 300 ms after the first reserved it:
+            /// long after its work (a few ms), well within its floor.
+            func firstAndRetry(_ body: String, key: String) async throws -> (first: TestResponse, retry: TestResponse) {
+                let reserved = try await keys(f)
+                let first = Task { try await post(f, "/v1/checkins", body, key: key) }
+                while try await keys(f) == reserved { try await Task.sleep(for: .milliseconds(2)) }
+                try await Task.sleep(for: .milliseconds(300))
+                let retry = try await post(f, "/v1/checkins", body, key: key)
+                return (try await first.value, retry)
+            }
             let ping = #"{"device_id":"0123456789abcdef0123456789abcdef01234567","lat":44.4938,"lon":11.343}"#
-            let first = Task { try await post(f, "/v1/checkins", ping, key: "timed") }
-            try await Task.sleep(for: .milliseconds(250))
-            let retry = try await post(f, "/v1/checkins", ping, key: "timed")
-            #expect(retry.status == .conflict, "\(retry.status) \(String(buffer: retry.body))")
-            #expect(try await first.value.status == .ok)
+            let written = try await firstAndRetry(ping, key: "timed")
+            #expect(written.first.status == .ok)
+            #expect(written.retry.status == .conflict, "\(written.retry.status) \(String(buffer: written.retry.body))")
             let later = try await post(f, "/v1/checkins", ping, key: "timed")
             #expect(later.status == .ok && later.headers[HTTPField.Name("Idempotent-Replayed")!] == "true")
-            // Nor by when a refused request frees its key (a message from a device that does
-            // not count yet: 403).
+            // A message from a device that does not count yet: refused (403), its key freed.
             let refused = #"{"device_id":"00000000000000000000000000000000000000aa","lat":44.4938,"lon":11.343,"message":"ciao"}"#
-            let firstRefusal = Task { try await post(f, "/v1/checkins", refused, key: "refused") }
-            try await Task.sleep(for: .milliseconds(250))
-            let retryRefusal = try await post(f, "/v1/checkins", refused, key: "refused")
-            #expect(retryRefusal.status == .conflict, "\(retryRefusal.status) \(String(buffer: retryRefusal.body))")
-            #expect(try await firstRefusal.value.status == .forbidden)
-            #expect(try await post(f, "/v1/checkins", refused, key: "refused").status == .forbidden)
+            let refusal = try await firstAndRetry(refused, key: "refused")
+            #expect(refusal.first.status == .forbidden)
+            #expect(refusal.retry.status == .conflict, "\(refusal.retry.status) \(String(buffer: refusal.retry.body))")
         }
+    }
+
+    /// Keys reserved or recorded.
+    func keys(_ f: AppFixture) async throws -> Int {
+        try await f.db.query("SELECT count(*)::int FROM idempotency_key", logger: TestCluster.logger).collect()[0].decode(Int.self)
     }
 
     @Test func theSameKeyForAnotherRequestIs422() async throws {

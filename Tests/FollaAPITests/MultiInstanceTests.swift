@@ -144,14 +144,15 @@ import Testing
     /// wall before the cache period was over exactly when a hidden message had been posted
     /// somewhere (11 of 12 found, each to 0.65 s).
     @Test func hiddenMessagesDropNoCachedWall() async throws {
-        try await Self.withTwoInstances(Self.wallOptions + ["--min-group-size", "3"]) { a, b, _ in
+        // A 30 s cache (the later flag wins), so that a loaded CI box cannot outlast it.
+        try await Self.withTwoInstances(Self.wallOptions + ["--min-group-size", "3", "--wall-cache-seconds", "30"]) { a, b, _ in
             try await Self.createVenue(through: a)
             func people() async throws -> Int {
                 let r = try await CurlAnswer.fetch("http://127.0.0.1:\(b)/v1/venues/piazza/wall")
                 #expect(r.status == 200)
                 return r.json["people"] as? Int ?? -1
             }
-            #expect(try await people() == 0)  // cached on B for 10 s
+            #expect(try await people() == 0)  // cached on B for 30 s
             #expect(try await Self.checkIn(a, device: 20).status == 200)  // one person in the venue
             // A lone person 5 km away posts: a message in a small place, which no read shows.
             #expect(try await Self.checkIn(a, device: 21, lat: Self.venue.lat + 0.045).status == 200)
@@ -159,7 +160,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(1500))
             #expect(try await people() == 0, "a hidden message dropped B's cached wall")
             // A visible change still does (the other wall tests): here, the cache's own period.
-            #expect(await Self.secondsUntil(within: 15) { (try? await people()) == 1 } < 15)
+            #expect(await Self.secondsUntil(within: 45) { (try? await people()) == 1 } < 45)
         }
     }
 

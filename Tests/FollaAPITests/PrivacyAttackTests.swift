@@ -150,11 +150,12 @@ import Testing
                 #expect(ContinuousClock.now - start >= floor, "\(what) (\(status)) answered before the floor")
             }
         }
-        try await AppFixture.run(k: 1, answerFloor: .seconds(5)) { f in
+        // A floor far above what a check-in takes even on a loaded CI box (one took 9 s).
+        try await AppFixture.run(k: 1, answerFloor: .seconds(60)) { f in
             let start = ContinuousClock.now
             let status = try await checkIn(f, 1, Self.victim).status
             #expect(status == .ok)
-            #expect(ContinuousClock.now - start < .seconds(5), "k = 1 holds nothing")
+            #expect(ContinuousClock.now - start < .seconds(30), "k = 1 holds nothing")
         }
     }
 
