@@ -41,30 +41,33 @@ import FollaStore
     /// work ended (a few ms), and a retry sent at the right moment told founding a place from
     /// joining one by it (or a hidden message's report from an unknown id's).
     @Test func aRetryCannotTimeTheFirstRequestsWork() async throws {
-        // Far above the work, so that the retry comes within it even on a loaded CI box.
-        let floor = Duration.seconds(3)
+        // Far above the work (a few ms when idle).
+        let floor = Duration.seconds(5)
         try await AppFixture.run(k: 3, answerFloor: floor) { f in
             /// Sends `body` twice under `key`, the second 300 ms after the first reserved it:
-            /// long after its work (a few ms), well within its floor.
-            func firstAndRetry(_ body: String, key: String) async throws -> (first: TestResponse, retry: TestResponse) {
+            /// long after its work, within its floor unless the box is badly overloaded. A
+            /// retry sent within 2 s of the first reserves well within the 5 s floor, so it
+            /// must find the key in progress; sent later, nothing is known (a loaded CI run
+            /// once took seconds between the two), and nothing is asserted.
+            func expectInProgress(_ body: String, key: String, first expected: HTTPResponse.Status) async throws {
                 let reserved = try await keys(f)
+                let sent = ContinuousClock.now
                 let first = Task { try await post(f, "/v1/checkins", body, key: key) }
                 while try await keys(f) == reserved { try await Task.sleep(for: .milliseconds(2)) }
                 try await Task.sleep(for: .milliseconds(300))
+                // Sent within 2 s of the first: its reservation lands well within the 5 s floor.
+                let within = ContinuousClock.now - sent < .seconds(2)
                 let retry = try await post(f, "/v1/checkins", body, key: key)
-                return (try await first.value, retry)
+                #expect(try await first.value.status == expected)
+                if within { #expect(retry.status == .conflict, "\(key): \(retry.status) \(String(buffer: retry.body))") }
             }
             let ping = #"{"device_id":"0123456789abcdef0123456789abcdef01234567","lat":44.4938,"lon":11.343}"#
-            let written = try await firstAndRetry(ping, key: "timed")
-            #expect(written.first.status == .ok)
-            #expect(written.retry.status == .conflict, "\(written.retry.status) \(String(buffer: written.retry.body))")
+            try await expectInProgress(ping, key: "timed", first: .ok)
             let later = try await post(f, "/v1/checkins", ping, key: "timed")
             #expect(later.status == .ok && later.headers[HTTPField.Name("Idempotent-Replayed")!] == "true")
             // A message from a device that does not count yet: refused (403), its key freed.
             let refused = #"{"device_id":"00000000000000000000000000000000000000aa","lat":44.4938,"lon":11.343,"message":"ciao"}"#
-            let refusal = try await firstAndRetry(refused, key: "refused")
-            #expect(refusal.first.status == .forbidden)
-            #expect(refusal.retry.status == .conflict, "\(refusal.retry.status) \(String(buffer: refusal.retry.body))")
+            try await expectInProgress(refused, key: "refused", first: .forbidden)
         }
     }
 
