@@ -227,7 +227,7 @@ extension AppFixture {
     }
 
     /// Each pass of a stream on its grid writes no sooner than its tick plus the answer
-    /// floor: its read comes from the cache or afresh (every message change anywhere drops
+    /// floor: its read comes from the cache or afresh (a message change elsewhere drops
     /// the cache), and the time of its write must not say which. Before, the first snapshot
     /// followed the stream's first line at once.
     @Test func aStreamsPassesTakeTheFloor() async throws {

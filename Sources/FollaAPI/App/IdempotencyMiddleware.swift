@@ -53,17 +53,11 @@ struct IdempotencyMiddleware<Context: RequestContext>: RouterMiddleware {
             do {
                 response = try await next(request, context)
             } catch {
-                if Self.wroteNothing(error) {
-                    await floor.wait(since: started)
-                    await release(key)
-                }
+                if Self.wroteNothing(error) { await release(key, since: started) }
                 throw error
             }
             guard (200..<300).contains(response.status.code) else {
-                if (400..<500).contains(response.status.code) {
-                    await floor.wait(since: started)
-                    await release(key)
-                }
+                if (400..<500).contains(response.status.code) { await release(key, since: started) }
                 return response
             }
             // The answer is recorded (or kept until it can be) before it is sent: a retry
@@ -87,8 +81,10 @@ struct IdempotencyMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 
-    /// Frees `key` in a task of its own: the request's task may be cancelled already.
-    private func release(_ key: IdempotencyStore.Key) async {
+    /// Frees `key`, no sooner than the floor after `started` (see `floor`), in a task of its
+    /// own: the request's task may be cancelled already.
+    private func release(_ key: IdempotencyStore.Key, since started: ContinuousClock.Instant) async {
+        await floor.wait(since: started)
         let store = self.store
         // Awaited, so that a retry right after the refusal finds the key free.
         await Task { try? await store.release(key) }.value

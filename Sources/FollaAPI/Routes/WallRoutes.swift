@@ -10,10 +10,11 @@ struct WallRoutes {
     let deps: AppDependencies
 
     func register(on groups: RouteGroups) {
-        // Held, as area walls are: every message change anywhere (a hidden one too) drops the
-        // cached walls, so a venue wall answered from the cache or from a fresh read told by
-        // its time when messages changed elsewhere; and its places are found by anchor within
-        // a margin of the venue's edge before they are kept by their published cell.
+        // Held, as area walls are: a message change drops the cached walls, so a venue wall
+        // answered from the cache or from a fresh read told by its time when messages changed
+        // elsewhere (hidden ones too, before `MessageFeed` let those drop nothing); and its
+        // places are found by anchor within a margin of the venue's edge before they are kept
+        // by their published cell.
         groups.held.get("venues/:slug/wall") { request, context in
             let slug = try context.pathParameter("slug")
             let fields = try request.queryFields()

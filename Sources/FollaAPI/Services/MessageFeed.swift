@@ -3,7 +3,6 @@ import FollaServices
 import FollaStore
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// Carries message changes between instances: every instance LISTENs on `folla_messages`
 /// (triggers NOTIFY it, with the message's place, at the commit of anything that adds,
@@ -79,17 +78,13 @@ public struct MessageFeed: Service {
         }
     }
 
-    /// Whether a wall could show any of `changes`: a message of a published place (the
-    /// policy's rule for reading a place by id), or anything after a reconnection. A place
-    /// that cannot be read now counts as shown (a wall kept stale is worse than a read).
+    /// Whether a wall could show any of `changes`: a message of a place with a public id
+    /// (`PlaceReads.isPublic`), or anything after a reconnection. A place that cannot be read
+    /// now counts as shown (a wall kept stale is worse than a read).
     static func shows(_ changes: PendingChanges.Taken, places: PlaceReads, privacy: PrivacyPolicy) async -> Bool {
         if changes.all { return true }
         for id in changes.places {
-            do {
-                if let place = try await places.place(id: id), privacy.isPublished(place) { return true }
-            } catch {
-                return true
-            }
+            if (try? await places.isPublic(id, under: privacy)) ?? true { return true }
         }
         return false
     }
@@ -97,31 +92,5 @@ public struct MessageFeed: Service {
     private func apply() async {
         await walls.invalidate()
         changes.ring()
-    }
-}
-
-/// The message changes announced since the feed last looked: their places, or everything
-/// (after a reconnection, or a payload that names no place).
-final class PendingChanges: Sendable {
-    struct Taken: Sendable {
-        var all = false
-        var places: Set<Int64> = []
-    }
-
-    private let state = Mutex(Taken())
-
-    /// - Parameter payload: a notification's payload (the place id), nil after a reconnection.
-    func add(_ payload: String?) {
-        state.withLock { s in
-            if let id = payload.flatMap({ Int64($0) }) { s.places.insert(id) } else { s.all = true }
-        }
-    }
-
-    /// What was announced, forgotten here.
-    func take() -> Taken {
-        state.withLock { s in
-            defer { s = Taken() }
-            return s
-        }
     }
 }

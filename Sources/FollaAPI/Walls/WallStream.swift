@@ -56,8 +56,8 @@ struct WallStream {
             // Taken before the read: a change announced while it runs wakes the next wait at once.
             let rings = deps.wallChanges.rings
             // A pass on the grid writes at its tick plus the answer floor, whether its read
-            // came from the cache or the database (the cache is dropped by every message
-            // change anywhere: the time of the write would tell when, to the millisecond).
+            // came from the cache or the database (the cache is dropped by message changes
+            // elsewhere: the time of the write would tell when, to the millisecond).
             let read = onTick ? try await deps.privacy.timingFloor.hold { try await deps.walls.data(for: .venue(slug)) }
                               : try await deps.walls.data(for: .venue(slug))
             guard let data = read else {

@@ -29,8 +29,8 @@ public struct PrivacyPolicy: Sendable, Equatable {
     /// Laplace scale of the noise on the sum of ages, years.
     public var ageNoiseScale: Double = 25
     /// The least time an answer that depends on people it does not show takes (a check-in, a
-    /// check-out, a place asked for by id, an area wall: ``AnswerFloor``), so that its timing
-    /// says nothing of them; see ``timingFloor``.
+    /// check-out, a place asked for by id, a report, a wall and each pass of its event stream:
+    /// ``AnswerFloor``), so that its timing says nothing of them; see ``timingFloor``.
     public var answerFloor = AnswerFloor(.milliseconds(20))
 
     public init(k: Int = 3, gridMetres: Double = 100, fineGridMetres: Double = 10,

@@ -94,12 +94,9 @@ public struct CheckInService: Sendable {
         }
     }
 
-    /// Whether readers can see the message: not hidden, and in a published place (the
-    /// policy's rule for reading a place by id), or any at k = 1.
+    /// Whether readers can see the message: not hidden, and in a place with a public id.
     private func isVisible(_ messageID: Int64) async throws -> Bool {
         guard let placeID = try await messages.placeID(of: messageID) else { return false }
-        if privacy.isOriginal { return true }
-        guard let place = try await places.place(id: placeID) else { return false }
-        return privacy.isPublished(place)
+        return try await places.isPublic(placeID, under: privacy)
     }
 }

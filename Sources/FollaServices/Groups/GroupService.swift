@@ -69,11 +69,7 @@ public struct GroupService: Sendable {
     /// A published place's visible messages, newest first; nil when the place has no public
     /// id (at k = 1, the original: any place that exists, live or not).
     public func messages(place id: Int64, before: Int64?, limit: Int) async throws -> [Message]? {
-        if privacy.isOriginal {
-            guard try await places.exists(id) else { return nil }
-        } else {
-            guard let place = try await places.place(id: id), privacy.isPublished(place) else { return nil }
-        }
+        guard try await places.isPublic(id, under: privacy) else { return nil }
         return privacy.messages(try await messages.page(place: id, before: before, limit: limit), naming: [id])
     }
 }
