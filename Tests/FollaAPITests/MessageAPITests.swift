@@ -61,8 +61,36 @@ func dev(_ n: Int) -> String { String(format: "%040x", n) }
             #expect((page1["messages"] as? [[String: Any]])?.compactMap { $0["text"] as? String } == ["m7", "m6", "m5"])
             let next = try #require(page1["next_before"] as? Int)
             #expect(try await f.texts("/v1/places/\(place)/messages?limit=3&before=\(next)") == ["m4", "m3", "m2"])
+            // A cursor is a message of this place: ids say nothing of order, so another is a 400.
+            _ = try await f.checkIn(dev(2), at(90, 2000))
+            let elsewhere = try #require(try f.json(try await f.postMessage(dev(2), "altrove"))["id"] as? Int)
+            for before in [elsewhere, next ^ 1] {
+                let r = try await f.get("/v1/places/\(place)/messages?before=\(before)")
+                #expect(r.status == .badRequest && String(buffer: r.body).contains("before"), "\(before)")
+            }
             #expect(try await f.get("/v1/places/\(place)/messages?limit=0").status == .badRequest)
             #expect(try await f.get("/v1/places/99999/messages").status == .notFound)
+        }
+    }
+
+    /// Message ids are no counter: a client posting between others' messages learns nothing
+    /// of how many were posted (hidden ones included, in small groups that show nowhere).
+    /// Before (a sequence), the gaps between one device's messages were the others' posts
+    /// plus one: 1, 2, 3, 4, 5 here.
+    @Test func messageIdsCountNothing() async throws {
+        try await AppFixture.run { f in
+            _ = try await f.checkIn(dev(1), centre)
+            _ = try await f.checkIn(dev(2), at(90, 2000))  // alone, far away: its messages show nowhere
+            var own: [Int] = []
+            for round in 0..<6 {
+                own.append(try #require(try f.json(try await f.postMessage(dev(1), "mine \(round)"))["id"] as? Int))
+                for i in 0..<round { #expect(try await f.postMessage(dev(2), "elsewhere \(round).\(i)").status == .created) }
+            }
+            let gaps = zip(own.dropFirst(), own).map { $0 - $1 }
+            #expect(!gaps.contains { (1...5).contains($0) }, "gaps \(gaps)")
+            // Within the 32-bit ids of the original app, and distinct.
+            #expect(own.allSatisfy { ((1 << 30)..<(1 << 31)).contains($0) }, "\(own)")
+            #expect(Set(own).count == own.count)
         }
     }
 

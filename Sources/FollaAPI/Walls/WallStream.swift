@@ -46,7 +46,10 @@ struct WallStream {
         subscribers.increment()
         defer { subscribers.decrement() }
         let start = ContinuousClock.now
-        var lastSent = resume
+        // The order of the newest message sent; `resume` (a shown id: ids say nothing of order,
+        // `SQL/0023`) is found on the first pass among the wall's messages, or starts afresh.
+        var lastSent: Int64?
+        var resuming = resume
         var lastSnapshot: String?
         // The grid tick this pass serves (start + tick · interval), when it is not a wake-up.
         var tick = 0
@@ -66,16 +69,20 @@ struct WallStream {
             }
             let wall = WallSnapshot(id: "venue:\(slug)", title: data.name ?? slug, data: data, privacy: deps.privacy)
             var out = ""
+            if let id = resuming {
+                lastSent = wall.sequence(of: id)
+                resuming = nil
+            }
             if let sent = lastSent {
-                for m in wall.messages.reversed() where m.id > sent {
+                for m in wall.messages.reversed() where m.sequence > sent {
                     let json = try AnswerEncoder().text(MessageDTO(m))
                     out += "id: \(m.id)\nevent: message\ndata: \(json)\n\n"
-                    lastSent = m.id
+                    lastSent = m.sequence
                 }
             } else {
                 // A fresh screen gets the recent messages inside the snapshot.
-                lastSent = wall.messages.first?.id ?? 0
-                if let id = lastSent, id > 0 { out += "id: \(id)\n" }
+                lastSent = wall.messages.first?.sequence ?? 0
+                if let newest = wall.messages.first { out += "id: \(newest.id)\n" }
             }
             if onTick {
                 let snapshot = try AnswerEncoder().text(WallDocument(wall))

@@ -68,8 +68,18 @@ public struct GroupService: Sendable {
 
     /// A published place's visible messages, newest first; nil when the place has no public
     /// id (at k = 1, the original: any place that exists, live or not).
+    /// - Parameter before: the id of a message of this place (a page's `next_before`): only
+    ///   older ones. Ids say nothing of order (`SQL/0023`), so the cursor is looked up; one
+    ///   that names no message of this place is a `FieldError`.
     public func messages(place id: Int64, before: Int64?, limit: Int) async throws -> [Message]? {
         guard try await places.isPublic(id, under: privacy) else { return nil }
-        return privacy.messages(try await messages.page(place: id, before: before, limit: limit), naming: [id])
+        var older: Int64?
+        if let before {
+            guard let sequence = try await messages.sequence(of: before, in: id) else {
+                throw FieldError("before", "names no message of this place")
+            }
+            older = sequence
+        }
+        return privacy.messages(try await messages.page(place: id, before: older, limit: limit), naming: [id])
     }
 }

@@ -65,16 +65,16 @@ public struct PlaceReads: Sendable {
         guard perPlace > 0, !placeIDs.isEmpty else { return [:] }
         var out: [Int64: [Message]] = [:]
         for row in try await client.rows("""
-            SELECT m.id, m.place_id, m.body, m.created_at
+            SELECT m.*
             FROM unnest(\(placeIDs)::bigint[]) AS p(id)
             CROSS JOIN LATERAL (
-                SELECT id, place_id, body, created_at FROM message
-                WHERE place_id = p.id AND NOT hidden ORDER BY id DESC LIMIT \(perPlace)
+                SELECT \(unescaped: MessageRow.columns) FROM message
+                WHERE place_id = p.id AND NOT hidden ORDER BY seq DESC LIMIT \(perPlace)
             ) m
             """, logger: logger)
         {
-            let (id, place, body, at) = try row.decode((Int64, Int64, String, Date).self)
-            out[place, default: []].append(Message(id: id, placeID: place, text: body, createdAt: at))
+            let message = try MessageRow.message(row)
+            out[message.placeID ?? 0, default: []].append(message)
         }
         return out
     }

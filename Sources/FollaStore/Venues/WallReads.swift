@@ -64,16 +64,10 @@ public struct WallReads: Sendable {
         guard !placeIDs.isEmpty, limit > 0 else { return [] }
         let logger = logger
         return try await reads.run { client in
-            var out: [Message] = []
-            let rows = try await client.rows("""
-                SELECT id, place_id, body, created_at FROM message
-                WHERE place_id = ANY(\(placeIDs)::bigint[]) AND NOT hidden ORDER BY id DESC LIMIT \(limit)
-                """, logger: logger)
-            for row in rows {
-                let (id, place, body, at) = try row.decode((Int64, Int64, String, Date).self)
-                out.append(Message(id: id, placeID: place, text: body, createdAt: at))
-            }
-            return out
+            try await client.rows("""
+                SELECT \(unescaped: MessageRow.columns) FROM message
+                WHERE place_id = ANY(\(placeIDs)::bigint[]) AND NOT hidden ORDER BY seq DESC LIMIT \(limit)
+                """, logger: logger).map(MessageRow.message)
         }
     }
 
