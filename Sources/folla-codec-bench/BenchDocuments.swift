@@ -26,7 +26,7 @@ enum BenchDocuments {
             let stats = kind == 2 ? nil : PublishedStats(reported: 3 + i % 7, averageAge: kind == 0 ? 24 + unit() * 10 : nil,
                                                          male: 2 + i % 3, female: 1 + i % 4)
             let messages = kind == 0 ? (0..<3).map { m in
-                Message(id: Int64(50_000 + i * 3 + m), sequence: Int64(-m), placeID: id, text: texts[m], createdAt: now.addingTimeInterval(Double(-60 * m)))
+                Message(id: Int64(50_000 + i * 3 + m), placeID: id, text: texts[m], createdAt: now.addingTimeInterval(Double(-60 * m)))
             } : []
             let hull: [Coordinate]? = kind == 0 ? (0..<20).map { p in
                 let a = Double(p) / 19 * 2 * Double.pi

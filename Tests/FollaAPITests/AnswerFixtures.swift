@@ -8,8 +8,8 @@ enum AnswerFixtures {
     /// 2026-11-22T21:05:00Z.
     static let t0 = Date(timeIntervalSince1970: 1_795_381_500)
 
-    static let m1 = Message(id: 41, sequence: 2, placeID: 7, text: "ciao a/b \"tutti\" \\ è 😀\n\ttab", createdAt: t0)
-    static let m2 = Message(id: 40, sequence: 1, placeID: nil, text: "<b>&amp;</b>\u{1}", createdAt: t0.addingTimeInterval(-60))
+    static let m1 = Message(id: 41, placeID: 7, text: "ciao a/b \"tutti\" \\ è 😀\n\ttab", createdAt: t0)
+    static let m2 = Message(id: 40, placeID: nil, text: "<b>&amp;</b>\u{1}", createdAt: t0.addingTimeInterval(-60))
 
     static let s1 = PublishedStats(reported: 3, averageAge: 27, male: 2, female: 1)
     static let s2 = PublishedStats(reported: 4, averageAge: nil, male: 0, female: 0)

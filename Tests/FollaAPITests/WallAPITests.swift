@@ -183,7 +183,11 @@ extension AppFixture {
         try await AppFixture.run { f in
             try await f.makeVenue()
             try await f.crowd(at(0, 10), people: 1, startingAt: 0, message: "primo")
+            // A minute apart: a stream resumes from its last message's minute on (within a
+            // minute, order says nothing of posting: `messagesOfAMinuteKeepNoPostingOrder`).
+            f.clock.advance(by: 60)
             let one = try #require(try f.json(try await f.postMessage(dev(0), "secondo"))["id"] as? Int)
+            f.clock.advance(by: 60)
             let three = try #require(try f.json(try await f.postMessage(dev(0), "terzo"))["id"] as? Int)
             let fresh = try await f.get("/v1/venues/piazza/wall/events")
             #expect(fresh.headers[.contentType]?.hasPrefix("text/event-stream") == true)

@@ -46,9 +46,12 @@ struct WallStream {
         subscribers.increment()
         defer { subscribers.decrement() }
         let start = ContinuousClock.now
-        // The order of the newest message sent; `resume` (a shown id: ids say nothing of order,
-        // `SQL/0023`) is found on the first pass among the wall's messages, or starts afresh.
-        var lastSent: Int64?
+        // The ids of the wall's messages this screen has: a message the wall shows and the
+        // screen has not is pushed, whenever it shows (a new one, or an older one whose place
+        // has just been published). Nil until the first pass: a fresh screen gets the wall's
+        // messages in its snapshot; one resuming (`resume`, a shown id: ids say nothing of
+        // order, `SQL/0023`) has those older than its minute (`Message.isDue(after:)`).
+        var had: Set<Int64>?
         var resuming = resume
         var lastSnapshot: String?
         // The grid tick this pass serves (start + tick · interval), when it is not a wake-up.
@@ -70,20 +73,21 @@ struct WallStream {
             let wall = WallSnapshot(id: "venue:\(slug)", title: data.name ?? slug, data: data, privacy: deps.privacy)
             var out = ""
             if let id = resuming {
-                lastSent = wall.sequence(of: id)
+                if let cursor = wall.message(id) {
+                    had = Set(wall.messages.filter { !$0.isDue(after: cursor) }.map(\.id))
+                }
                 resuming = nil
             }
-            if let sent = lastSent {
-                for m in wall.messages.reversed() where m.sequence > sent {
+            if let known = had {
+                for m in wall.messages.reversed() where !known.contains(m.id) {
                     let json = try AnswerEncoder().text(MessageDTO(m))
                     out += "id: \(m.id)\nevent: message\ndata: \(json)\n\n"
-                    lastSent = m.sequence
                 }
-            } else {
+            } else if let newest = wall.messages.first {
                 // A fresh screen gets the recent messages inside the snapshot.
-                lastSent = wall.messages.first?.sequence ?? 0
-                if let newest = wall.messages.first { out += "id: \(newest.id)\n" }
+                out += "id: \(newest.id)\n"
             }
+            had = Set(wall.messages.map(\.id))
             if onTick {
                 let snapshot = try AnswerEncoder().text(WallDocument(wall))
                 if snapshot != lastSnapshot {

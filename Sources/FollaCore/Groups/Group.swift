@@ -49,12 +49,8 @@ public struct Group: Sendable, Equatable {
 
 /// An anonymous message as readers see it.
 public struct Message: Sendable, Equatable {
-    /// What answers show and clients send back: opaque, it says nothing of when the message
-    /// was posted (`SQL/0023`).
+    /// Opaque: it says nothing of when the message was posted (`SQL/0023`).
     public var id: Int64
-    /// The store's order of messages (newer is larger): for sorting and cursors only, never
-    /// shown, since it counts the messages posted in between.
-    public var sequence: Int64
     /// nil where the place is not public (the poster's own answer; a small group's messages
     /// are not shown at all, see `PrivacyPolicy.publish`).
     public var placeID: Int64?
@@ -62,9 +58,8 @@ public struct Message: Sendable, Equatable {
     /// To the minute.
     public var createdAt: Date
 
-    public init(id: Int64, sequence: Int64, placeID: Int64?, text: String, createdAt: Date) {
+    public init(id: Int64, placeID: Int64?, text: String, createdAt: Date) {
         self.id = id
-        self.sequence = sequence
         self.placeID = placeID
         self.text = text
         self.createdAt = createdAt

@@ -10,7 +10,7 @@ extension Group {
     func inlining(_ limit: Int, of perPlace: (Int64) -> [Message]?, privacy: PrivacyPolicy) -> Group {
         guard messageCount > 0, limit > 0 else { return self }
         var g = self
-        let merged = sources.flatMap { perPlace($0) ?? [] }.sorted { $0.sequence > $1.sequence }
+        let merged = sources.flatMap { perPlace($0) ?? [] }.sorted { $0.isNewer(than: $1) }
         g.messages = privacy.messages(Array(merged.prefix(limit)), naming: Set(memberPlaceIDs))
         return g
     }

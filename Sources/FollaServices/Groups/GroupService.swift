@@ -73,12 +73,12 @@ public struct GroupService: Sendable {
     ///   that names no message of this place is a `FieldError`.
     public func messages(place id: Int64, before: Int64?, limit: Int) async throws -> [Message]? {
         guard try await places.isPublic(id, under: privacy) else { return nil }
-        var older: Int64?
+        var older: Message?
         if let before {
-            guard let sequence = try await messages.sequence(of: before, in: id) else {
+            guard let cursor = try await messages.message(before, in: id) else {
                 throw FieldError("before", "names no message of this place")
             }
-            older = sequence
+            older = cursor
         }
         return privacy.messages(try await messages.page(place: id, before: older, limit: limit), naming: [id])
     }

@@ -54,19 +54,20 @@ public struct WallSnapshot: Sendable, Equatable {
                         data.entries.map(\.lastActivity).max() ?? .distantPast, Date(timeIntervalSince1970: 0))
     }
 
-    /// The same wall with only the messages newer than the one shown as `id` (incremental
-    /// polling). Ids say nothing of order (`SQL/0023`), so the message is found among the
-    /// wall's own; an id the wall does not show (older than all of them, hidden since, or
-    /// none at all) keeps every message, as a first poll does.
+    /// The same wall with only the messages due after the one shown as `id` (incremental
+    /// polling: `Message.isDue(after:)`, from its minute on). Ids say nothing of order
+    /// (`SQL/0023`), so the message is found among the wall's own; an id the wall does not
+    /// show (older than all of them, hidden since, or none at all) keeps every message, as a
+    /// first poll does.
     public func after(_ id: Int64?) -> WallSnapshot {
-        guard let id, let seen = sequence(of: id) else { return self }
+        guard let id, let cursor = message(id) else { return self }
         var copy = self
-        copy.messages = messages.filter { $0.sequence > seen }
+        copy.messages = messages.filter { $0.isDue(after: cursor) }
         return copy
     }
 
-    /// The order of the wall's message shown as `id`; nil when the wall does not show it.
-    public func sequence(of id: Int64) -> Int64? {
-        messages.first { $0.id == id }?.sequence
+    /// The wall's message shown as `id`; nil when the wall does not show it.
+    public func message(_ id: Int64) -> Message? {
+        messages.first { $0.id == id }
     }
 }

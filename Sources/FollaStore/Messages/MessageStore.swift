@@ -26,16 +26,14 @@ public struct MessageStore: Sendable {
         let key = ByteBuffer(bytes: keyer.key(for: device))
         let rows = try await PresenceStore.translatingRefusals {
             try await client.committed("""
-                SELECT message_id, place_id, message_seq FROM folla_post_message(\(key)::bytea, \(text.text)::text,
-                    \(now)::timestamptz, \(presenceTTL)::float8)
+                SELECT message_id, place_id FROM folla_post_message(\(key)::bytea, \(text.text)::text, \(now)::timestamptz,
+                    \(presenceTTL)::float8)
                 """, logger: logger)
         }
         guard let row = rows.first else { return nil }
-        let c = row.makeRandomAccess()
-        guard let id = try c["message_id"].decode(Int64?.self), let place = try c["place_id"].decode(Int64?.self),
-              let sequence = try c["message_seq"].decode(Int64?.self) else { return nil }
-        return Message(id: id, sequence: sequence, placeID: place, text: text.text,
-                       createdAt: now.floored(toMultipleOf: 60))  // as stored
+        let (id, place) = try row.decode((Int64?, Int64?).self)
+        guard let id, let place else { return nil }
+        return Message(id: id, placeID: place, text: text.text, createdAt: now.floored(toMultipleOf: 60))  // as stored
     }
 
     public enum ReportOutcome: String, Sendable { case unknown, duplicate, reported, hidden, untrusted }
@@ -65,21 +63,22 @@ public struct MessageStore: Sendable {
             "UPDATE message SET hidden = \(hidden) WHERE id = \(messageID) RETURNING id", logger: logger).isEmpty
     }
 
-    /// A place's visible messages, newest first, strictly older than the message of sequence
-    /// `before` when given (see `sequence(of:in:)`).
-    public func page(place: Int64, before: Int64?, limit: Int) async throws -> [Message] {
+    /// A place's visible messages, newest first (`MessageRow.newestFirst`), after `before`
+    /// in that order when given (a message of the place: see `message(_:in:)`).
+    public func page(place: Int64, before: Message?, limit: Int) async throws -> [Message] {
         try await client.rows("""
             SELECT \(unescaped: MessageRow.columns) FROM message
-            WHERE place_id = \(place) AND NOT hidden AND (\(before)::bigint IS NULL OR seq < \(before)::bigint)
-            ORDER BY seq DESC LIMIT \(limit)
+            WHERE place_id = \(place) AND NOT hidden
+              AND (\(before?.id)::bigint IS NULL OR (created_at, id) < (\(before?.createdAt)::timestamptz, \(before?.id)::bigint))
+            ORDER BY \(unescaped: MessageRow.newestFirst) LIMIT \(limit)
             """, logger: logger).map(MessageRow.message)
     }
 
-    /// The order of the message shown as `id` in `place` (a page's cursor), hidden or not:
-    /// a page read before a message was hidden goes on from it. Nil when the place has no
-    /// such message.
-    public func sequence(of id: Int64, in place: Int64) async throws -> Int64? {
-        try await client.rows("SELECT seq FROM message WHERE id = \(id) AND place_id = \(place)", logger: logger)
-            .first?.decode(Int64.self)
+    /// The message shown as `id` in `place` (a page's cursor), hidden or not: a page read
+    /// before a message was hidden goes on from it. Nil when the place has no such message.
+    public func message(_ id: Int64, in place: Int64) async throws -> Message? {
+        try await client.rows("""
+            SELECT \(unescaped: MessageRow.columns) FROM message WHERE id = \(id) AND place_id = \(place)
+            """, logger: logger).first.map(MessageRow.message)
     }
 }

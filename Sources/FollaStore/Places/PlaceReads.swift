@@ -69,7 +69,7 @@ public struct PlaceReads: Sendable {
             FROM unnest(\(placeIDs)::bigint[]) AS p(id)
             CROSS JOIN LATERAL (
                 SELECT \(unescaped: MessageRow.columns) FROM message
-                WHERE place_id = p.id AND NOT hidden ORDER BY seq DESC LIMIT \(perPlace)
+                WHERE place_id = p.id AND NOT hidden ORDER BY \(unescaped: MessageRow.newestFirst) LIMIT \(perPlace)
             ) m
             """, logger: logger)
         {

@@ -66,7 +66,7 @@ public struct WallReads: Sendable {
         return try await reads.run { client in
             try await client.rows("""
                 SELECT \(unescaped: MessageRow.columns) FROM message
-                WHERE place_id = ANY(\(placeIDs)::bigint[]) AND NOT hidden ORDER BY seq DESC LIMIT \(limit)
+                WHERE place_id = ANY(\(placeIDs)::bigint[]) AND NOT hidden ORDER BY \(unescaped: MessageRow.newestFirst) LIMIT \(limit)
                 """, logger: logger).map(MessageRow.message)
         }
     }
