@@ -72,6 +72,9 @@ struct Serve: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Longest life of one wall event stream, in seconds: screens reconnect with Last-Event-ID and miss nothing (default 300). Env: FOLLA_WALL_STREAM_SECONDS")
     var wallStreamSeconds: Int?
 
+    @Option(parsing: .unconditional, help: "Milliseconds the message feed waits after a visible message change for more, to fold them into one drop of the cached walls and one push to the wall streams (default 50). Env: FOLLA_WALL_PUSH_COALESCE_MS")
+    var wallPushCoalesceMs: Int?
+
     @Option(parsing: .unconditional, help: "Milliseconds a groups answer may lag behind the database: groups come from an in-process read model of the live places, refreshed from the database's change cursor (default 1000; 0 = a database read per query). Env: FOLLA_GROUPS_CACHE_MS")
     var groupsCacheMs: Int?
 
@@ -142,6 +145,7 @@ struct Serve: AsyncParsableCommand {
         let wallCache = try Setting("wall-cache-seconds").integer(wallCacheSeconds, default: 2, in: 0...3600)
         let wallStream = try Setting("wall-stream-seconds").integer(wallStreamSeconds, default: 300, in: 1...86_400)
         let groupsCache = try Setting("groups-cache-ms").integer(groupsCacheMs, default: 1000, in: 0...60_000)
+        let pushCoalesce = try Setting("wall-push-coalesce-ms").integer(wallPushCoalesceMs, default: 50, in: 0...10_000)
         let floorDefault = Int(PrivacyPolicy().answerFloor.duration / .milliseconds(1))
         let answerFloor = try Setting("answer-floor-ms").integer(answerFloorMs, default: floorDefault, in: 0...1000)
         let replicaMaxLag = try Setting("replica-max-lag").number(replicaMaxLag, default: 2, in: 0.1...3600)
@@ -211,7 +215,7 @@ struct Serve: AsyncParsableCommand {
         services.append(monitor)
         services += replicaServices
         services.append(MessageFeed(listener: NotificationListener(client: dbConfig, channel: MessageFeed.channel, logger: logger),
-                                    deps: deps))
+                                    deps: deps, coalesce: .milliseconds(pushCoalesce)))
         services.append(PresenceSweeper(presence: deps.presence, database: monitor, clock: clock,
                                         interval: .milliseconds(Int(sweepEvery * 1000)),
                                         budgetWindow: budgets.window, idempotencyRetention: keyRetention, logger: logger))

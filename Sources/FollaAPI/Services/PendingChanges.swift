@@ -1,11 +1,12 @@
 import Synchronization
 
-/// The message changes announced since the feed last looked: their places, or everything
-/// (after a reconnection, or a payload that names no place).
+/// The shown message changes announced since the feed last applied them: their places, or
+/// everything (after a reconnection, or a payload that names no place).
 final class PendingChanges: Sendable {
     struct Taken: Sendable {
         var all = false
         var places: Set<Int64> = []
+        var isEmpty: Bool { !all && places.isEmpty }
     }
 
     private let state = Mutex(Taken())
