@@ -1,5 +1,6 @@
 import FollaTestSupport
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -35,6 +36,28 @@ import Testing
     }
 
     /// A parameter sent empty means something to the client that sent it: it is refused, not
+    /// An integer field's error says it wants a whole number and its range, whatever was
+    /// sent; several Idempotency-Key headers are refused as several. Before (an outside
+    /// fuzzer, session 23), a date sent as `before` read "must be a decimal number (like
+    /// 44.4938 …)", digits beyond 2^63 "must be a whole number", and two keys "must be 1 to
+    /// 255 visible ASCII characters".
+    @Test func integerFieldsAndRepeatedKeysSayWhatIsWrong() async throws {
+        try await AppFixture.run { f in
+            let place = try await f.checkIn(dev(1), centre)
+            for value in ["2026-01-01T00:00:00Z", "99999999999999999999999", "1.5", "abc"] {
+                let r = try await f.get("/v1/places/\(place)/messages?before=\(value)")
+                #expect(r.status == .badRequest, "\(value)")
+                #expect(String(buffer: r.body).contains("before must be a whole number between 1 and"), "\(value): \(String(buffer: r.body))")
+            }
+            var headers: HTTPFields = [.contentType: "application/json"]
+            for key in ["one", "two"] { headers.append(HTTPField(name: HTTPField.Name("Idempotency-Key")!, value: key)) }
+            let twice = try await f.client.execute(uri: "/v1/checkins", method: .post, headers: headers,
+                                                   body: ByteBuffer(string: "{" + Self.good + "}"))
+            #expect(twice.status == .badRequest)
+            #expect(String(buffer: twice.body).contains("send one Idempotency-Key header"), "\(String(buffer: twice.body))")
+        }
+    }
+
     /// read as absent; ids up to 2^63 - 1 are read exactly (not rounded through a Double).
     @Test func queryParametersAreExact() async throws {
         try await AppFixture.run { f in

@@ -26,14 +26,21 @@ import Testing
 }
 
 @Suite struct MessageTextTests {
-    @Test func trimsAndCountsCharactersNotBytes() throws {
+    /// Counted in code points, as the contract's `maxLength` and the database count: 140
+    /// flags (280 code points) pass, 141 do not. Counted as graphemes, 280 flags (560 code
+    /// points) passed, against the contract.
+    @Test func trimsAndCountsCodePointsNotBytes() throws {
         #expect(try MessageText("  ciao  ").text == "ciao")
-        #expect(try MessageText(String(repeating: "👍🏽", count: 280)).text.count == 280)
+        #expect(try MessageText(String(repeating: "é", count: 280)).text.count == 280)
+        #expect(try MessageText(String(repeating: "🇮🇹", count: 140)).text.unicodeScalars.count == 280)
+        #expect(throws: FieldError.self) { try MessageText(String(repeating: "🇮🇹", count: 141)) }
         #expect(throws: FieldError.self) { try MessageText(String(repeating: "a", count: 281)) }
         #expect(try MessageText("line one\nline two").text == "line one\nline two")
     }
 
-    @Test(arguments: ["", "   \n\t ", "esc\u{1B}[2J", "nul\u{0}", "del\u{7F}", "c1\u{85}x", "nonchar\u{FFFE}"])
+    // A byte order mark alone is blank to the contract's pattern (ECMAScript's \s holds it).
+    @Test(arguments: ["", "   \n\t ", "esc\u{1B}[2J", "nul\u{0}", "del\u{7F}", "c1\u{85}x", "nonchar\u{FFFE}",
+                      "\u{FEFF}", " \u{FEFF}\u{3000} ", "astral\u{1FFFF}"])
     func rejects(_ text: String) {
         #expect(throws: FieldError.self) { try MessageText(text) }
     }

@@ -30,6 +30,10 @@ struct IdempotencyMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.method == .post, let raw = request.headers[Self.header] else { return try await next(request, context) }
         let started = ContinuousClock.now
+        guard request.headers[values: Self.header].count == 1 else {
+            throw Problem(.badRequest, type: "invalid-idempotency-key", title: "Invalid Idempotency-Key",
+                          detail: "send one Idempotency-Key header, not several")
+        }
         let key = try Self.validate(raw)
         var request = request
         let body = try await request.collectBody(limit: maxBodyBytes)

@@ -5,9 +5,7 @@ import Foundation
 /// nested values are kept as `.structured` so validation can reject them by name.
 enum JSONFieldDecoder {
     static func decode(_ data: Data) throws(Problem) -> Fields {
-        guard String(validating: data, as: UTF8.self) != nil else {
-            throw Problem.malformed("the body is not valid UTF-8")
-        }
+        try StrictJSON.requireUTF8(data)
         return Fields(try StrictJSON.members(of: data), source: .typed)
     }
 }

@@ -70,6 +70,18 @@ extension Request {
     ///   - limit: the most bytes the body may have (a 413 past it).
     ///   - accepted: the body formats the endpoint takes (a 415 for any other).
     mutating func decodeFields(limit: Int, accepting accepted: [RequestBodyFormat] = RequestBodyFormat.allCases) async throws -> Fields {
+        let (format, body) = try await checkedBody(limit: limit, accepting: accepted)
+        return try format.decode(body)
+    }
+
+    /// The body of a write, once its headers say it can be read: a format the endpoint takes
+    /// (415 otherwise), UTF-8 (a charset parameter naming anything else is a 415), no coding
+    /// but identity (415), at most `limit` bytes (413). Every write's body passes here, venues
+    /// too (they skipped the coding and charset checks, and took a gzipped body as JSON).
+    /// - Parameters:
+    ///   - limit: the most bytes the body may have.
+    ///   - accepted: the body formats the endpoint takes.
+    mutating func checkedBody(limit: Int, accepting accepted: [RequestBodyFormat]) async throws -> (RequestBodyFormat, ByteBuffer) {
         let format = try RequestBodyFormat(contentType: headers[.contentType], accepting: accepted)
         // A compressed body would be read as garbage (or, worse, as something else): refuse
         // any coding but identity rather than ignore the header.
@@ -77,7 +89,7 @@ extension Request {
             throw Problem(.unsupportedMediaType, type: "unsupported-content-encoding", title: "Unsupported content encoding",
                           detail: "Content-Encoding \(coding) is not accepted; send the body uncompressed")
         }
-        return try format.decode(try await collectBody(limit: limit))
+        return (format, try await collectBody(limit: limit))
     }
 
     /// The whole body, at most `limit` bytes (a 413 problem past it).

@@ -17,10 +17,18 @@ enum StrictJSON {
 
     /// Refuses a body that is not strict JSON with a 400 problem saying where.
     static func require(_ data: Data) throws(Problem) {
+        try requireUTF8(data)
         do {
             try validate(data)
         } catch {
             throw Problem.malformed("the body is not valid JSON: \(error)")
+        }
+    }
+
+    /// A body that is not UTF-8 is refused as such, before it is read as JSON.
+    static func requireUTF8(_ data: Data) throws(Problem) {
+        guard String(validating: data, as: UTF8.self) != nil else {
+            throw Problem.malformed("the body is not valid UTF-8")
         }
     }
 

@@ -8,12 +8,7 @@ enum VenueBody {
     static let fields: Set<String> = ["slug", "name", "area", "centre", "radius_m"]
 
     static func decode(_ request: inout Request, slug pathSlug: String?, limit: Int) async throws -> VenueDefinition {
-        let media = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
-        guard media == "application/json" else {
-            throw Problem(.unsupportedMediaType, type: "unsupported-media-type", title: "Unsupported media type",
-                          detail: "venues are sent as application/json")
-        }
-        let body = try await request.collectBody(upTo: limit)
+        let (_, body) = try await request.checkedBody(limit: limit, accepting: [.json])
         try StrictJSON.require(Data(buffer: body))  // the same strict reader as every other route
         guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
             throw Problem.malformed("the body must be a JSON object")

@@ -1,7 +1,10 @@
 /// A message as people will read it on phones and venue screens.
 ///
-/// Trimmed, 1–280 characters (grapheme clusters, what a person counts), no control
-/// characters (they corrupt screens and logs, and XML 1.0 cannot carry most of them).
+/// Trimmed, 1–280 characters counted as Unicode code points (as the contract's JSON Schema
+/// and the database count them; grapheme clusters, what a person counts, let 280 flags
+/// through at 560 code points against the contract's 280), none a control character but
+/// newline and tab, nor a noncharacter (they corrupt screens and logs, and XML 1.0 cannot
+/// carry most of them), and one outside ECMAScript's `\s` (`TextRules`).
 public struct MessageText: Hashable, Sendable {
     public static let maxLength = 280
     public let text: String
@@ -9,23 +12,11 @@ public struct MessageText: Hashable, Sendable {
     public init(_ raw: String, field: String = "message") throws(FieldError) {
         let trimmed = raw.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw FieldError(field, "must not be empty") }
-        // Grapheme clusters are what people count, but one can hold any number of combining
-        // marks: cap the code points too (the database allows 1000).
-        guard trimmed.count <= Self.maxLength else {
-            throw FieldError(field, "must be at most \(Self.maxLength) characters (got \(trimmed.count))")
+        let length = trimmed.unicodeScalars.count
+        guard length <= Self.maxLength else {
+            throw FieldError(field, "must be at most \(Self.maxLength) characters (Unicode code points; got \(length))")
         }
-        guard trimmed.unicodeScalars.count <= Self.maxLength * 3 else {
-            throw FieldError(field, "has too many combining marks (at most \(Self.maxLength * 3) code points)")
-        }
-        for scalar in trimmed.unicodeScalars {
-            let v = scalar.value
-            let isControl = v < 0x20 || (v >= 0x7F && v <= 0x9F)
-            let isNewlineOrTab = v == 0x0A || v == 0x09
-            let isNonCharacter = (v >= 0xFDD0 && v <= 0xFDEF) || (v & 0xFFFE) == 0xFFFE
-            if (isControl && !isNewlineOrTab) || isNonCharacter {
-                throw FieldError(field, "must not contain control characters (found U+\(String(v, radix: 16, uppercase: true)))")
-            }
-        }
+        if let problem = TextRules.problem(with: trimmed, newlines: true) { throw FieldError(field, problem) }
         self.text = trimmed
     }
 }

@@ -123,16 +123,24 @@ public struct Fields: Sendable {
 
     /// A whole number within `range`.
     public func integer(_ name: String, in range: ClosedRange<Int>) throws(FieldError) -> Int? {
-        // Digits are read exactly: through Double, ids near 2^63 would round out of range.
-        if case .string(let s) = values[name], source != .typed, let i = Int(s.trimmingWhitespace()) {
-            guard range.contains(i) else { throw FieldError(name, "must be between \(range.lowerBound) and \(range.upperBound)") }
-            return i
+        let wanted = "must be a whole number between \(range.lowerBound) and \(range.upperBound)"
+        if case .string(let s) = values[name], source != .typed {
+            let t = s.trimmingWhitespace()
+            // Digits are read exactly: through Double, ids near 2^63 would round out of range.
+            if let i = Int(t) {
+                guard range.contains(i) else { throw FieldError(name, wanted) }
+                return i
+            }
+            // Not a number at all (a date where an id goes): said as an integer field's error,
+            // not as a coordinate's.
+            if !Self.isDecimal(t), !(t.isEmpty && source == .text) {
+                let shown = t.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ? "" : ", got \"\(t.prefix(40))\""
+                throw FieldError(name, wanted + shown)
+            }
         }
         guard let d = try double(name) else { return nil }
-        guard d == d.rounded(.towardZero), let i = Int(exactly: d) else {
-            throw FieldError(name, "must be a whole number")
-        }
-        guard range.contains(i) else { throw FieldError(name, "must be between \(range.lowerBound) and \(range.upperBound)") }
+        // A fraction, or digits beyond Int's range (`Int(_:)` took none of them above).
+        guard d == d.rounded(.towardZero), let i = Int(exactly: d), range.contains(i) else { throw FieldError(name, wanted) }
         return i
     }
 }

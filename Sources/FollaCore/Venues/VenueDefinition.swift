@@ -24,9 +24,7 @@ public struct VenueDefinition: Sendable, Equatable {
         guard (1...120).contains(trimmed.unicodeScalars.count) else {
             throw FieldError("name", "must be 1–120 characters (Unicode code points; got \(trimmed.unicodeScalars.count))")
         }
-        for scalar in trimmed.unicodeScalars where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-            throw FieldError("name", "must not contain control characters")
-        }
+        if let problem = TextRules.problem(with: trimmed, newlines: false) { throw FieldError("name", problem) }
         guard ring.count >= 4 else { throw FieldError("area", "a polygon ring needs at least 4 positions (closed)") }
         guard ring.count <= Self.maxVertices else { throw FieldError("area", "at most \(Self.maxVertices) positions") }
         guard ring.first == ring.last else { throw FieldError("area", "the ring must be closed (last position equal to the first)") }
