@@ -81,6 +81,25 @@ import Testing
         }
     }
 
+    /// A venue across the antimeridian is drawn where it lies, a sliver at each edge of the
+    /// world, not as a band around it. Before (an outside fuzzer, session 23), its plain
+    /// geometry spanned every longitude, and it filled the tiles at longitude 0.
+    @Test func aVenueAcrossTheAntimeridianStaysAtTheWorldsEdge() async throws {
+        try await AppFixture.run { f in
+            let r = try await f.adminJSON(.post, "/v1/admin/venues", #"""
+                {"slug":"am1","name":"Taveuni","area":{"type":"Polygon","coordinates":[[[179.9995,0],[-179.9995,0],[-179.9995,0.001],[179.9995,0.001],[179.9995,0]]]}}
+                """#)
+            #expect(r.status == .created, "\(String(buffer: r.body))")
+            let (x, y) = Self.tile(Coordinate(latitude: 0.0005, longitude: 0), z: 10)
+            let middle = try await f.get("/v1/tiles/10/\(x)/\(y).mvt")
+            #expect(middle.status == .ok && middle.body.readableBytes == 0, "the venue is drawn at longitude 0")
+            for edge in [1023, 0] {
+                let tile = try await f.get("/v1/tiles/10/\(edge)/\(y).mvt")
+                #expect(String(decoding: tile.body.readableBytesView, as: UTF8.self).contains("am1"), "tile \(edge)")
+            }
+        }
+    }
+
     static func python(_ arguments: [String]) async throws -> (Int32, String) {
         let r = try await ExternalProcess.run(root.appendingPathComponent(".venv/bin/python").path, arguments)
         return (r.status, r.output + r.errors)

@@ -37,11 +37,18 @@ public struct TileEncoder: Sendable {
                        AS u(lon, lat, people, places, cluster_id, place_id, expansion_zoom, coarsened)
             ),
             venues AS (
-                SELECT ST_AsMVTGeom(ST_Transform(v.area::geometry, 3857), e.box, 4096, 64, true) AS geom, v.slug, v.name
-                FROM venue v, envelope e
+                SELECT ST_AsMVTGeom(ST_Transform(v.flat, 3857), e.box, 4096, 64, true) AS geom, v.slug, v.name
+                FROM (
+                    -- An area that crosses the antimeridian (its longitudes span more than half
+                    -- the world as plain geometry) is cut there, its two parts on either side:
+                    -- taken as it is, it was a band around the whole world in every tile.
+                    SELECT slug, name, CASE WHEN ST_XMax(a) - ST_XMin(a) > 180
+                                            THEN ST_WrapX(ST_ShiftLongitude(a), 180, -360) ELSE a END AS flat
+                    FROM (SELECT slug, name, area::geometry AS a FROM venue) plain
+                ) v, envelope e
                 -- As geometry: a tile's box as geography can have antipodal edges (zoom 0 and 1).
                 -- Venues are few; no index needed.
-                WHERE v.area::geometry && ST_Transform(e.box, 4326)
+                WHERE v.flat && ST_Transform(e.box, 4326)
             )
             SELECT coalesce((SELECT ST_AsMVT(g, 'groups', 4096, 'geom') FROM groups g WHERE g.geom IS NOT NULL), ''::bytea)
                 || coalesce((SELECT ST_AsMVT(v, 'venues', 4096, 'geom') FROM venues v WHERE v.geom IS NOT NULL), ''::bytea) AS tile
