@@ -1,3 +1,4 @@
+import FollaCore
 import Foundation
 
 /// `GroupsFeatureCollection` written with `JSONWriter` (the same JSON as its `Encodable`
@@ -29,8 +30,17 @@ package enum GroupsGeoJSON {
                         w.raw(",")
                         w.object { f in
                             f.member("geometry") { w in w.object { geo in
-                                geo.member("coordinates") { w in w.raw("["); GroupsJSON.ring(hull, &w); w.raw("]") }
-                                geo.member("type") { $0.string("Polygon") }
+                                // Cut at the antimeridian (RFC 7946 §3.1.9): a MultiPolygon of its two parts there.
+                                let parts = AntimeridianCut.parts(of: hull)
+                                if parts.count == 1 {
+                                    geo.member("coordinates") { w in w.raw("["); GroupsJSON.ring(hull, &w); w.raw("]") }
+                                    geo.member("type") { $0.string("Polygon") }
+                                } else {
+                                    geo.member("coordinates") { w in
+                                        w.array(parts) { w, part in w.raw("["); GroupsJSON.ring(part, &w); w.raw("]") }
+                                    }
+                                    geo.member("type") { $0.string("MultiPolygon") }
+                                }
                             } }
                             f.member("id") { $0.string("hull-\(fid)") }
                             f.member("properties") { w in w.object { p in
