@@ -216,6 +216,7 @@ struct Serve: AsyncParsableCommand {
         services += replicaServices
         services.append(MessageFeed(listener: NotificationListener(client: dbConfig, channel: MessageFeed.channel, logger: logger),
                                     deps: deps, coalesce: .milliseconds(pushCoalesce)))
+        services.append(GroupsModelRefresher(groups: deps.groups))
         services.append(PresenceSweeper(presence: deps.presence, database: monitor, clock: clock,
                                         interval: .milliseconds(Int(sweepEvery * 1000)),
                                         budgetWindow: budgets.window, idempotencyRetention: keyRetention, logger: logger))

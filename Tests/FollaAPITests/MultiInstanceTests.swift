@@ -191,6 +191,36 @@ import Testing
         }
     }
 
+    /// A quiet server's groups answer comes from its read model without waiting for a
+    /// refresh: the server keeps the model fresh on its own. Before, a reader that found it
+    /// older than its bound waited for the refresh, whose time told what it found (an outside
+    /// probe polling an empty area every 1.25 s told the seconds in which hidden messages were
+    /// posted, session 23). Here the refresh is held up by a lock on the places: a reader
+    /// that waited for it would wait for the lock.
+    @Test func aQuietServersGroupsAnswerWaitsForNoRefresh() async throws {
+        try await Self.withTwoInstances(["--groups-cache-ms", "4000"]) { a, _, location in
+            #expect(try await Self.checkIn(a, device: 40).status == 200)
+            let groups = "http://127.0.0.1:\(a)/v1/groups?lat=\(Self.venue.lat)&lon=\(Self.venue.lon)&radius=500"
+            #expect(try await CurlAnswer.fetch(groups).status == 200)
+            try await Task.sleep(for: .seconds(5))  // quiet for longer than the 4 s bound
+            try await PostgresClient.with(try location.configuration(), logger: TestCluster.logger) { client in
+                let lock = Task {
+                    try await client.withTransaction(logger: TestCluster.logger) { c in
+                        _ = try await c.query("LOCK TABLE place IN ACCESS EXCLUSIVE MODE", logger: TestCluster.logger)
+                        _ = try await c.query("SELECT pg_sleep(8)", logger: TestCluster.logger)
+                    }
+                }
+                try await Task.sleep(for: .milliseconds(300))
+                let started = Date()
+                let answer = try await CurlAnswer.fetch(groups)
+                let took = Date().timeIntervalSince(started)
+                #expect(answer.status == 200)
+                #expect(took < 4, "the groups answer waited \(took) s for a refresh behind the lock")
+                _ = try? await lock.value
+            }
+        }
+    }
+
     /// The listening connection is cut (its backend terminated, as a failover or a restart
     /// of PostgreSQL would): the instance listens again, and a later message still reaches
     /// its streams at once rather than at its 10 s cache expiry.

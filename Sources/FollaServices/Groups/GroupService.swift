@@ -20,6 +20,12 @@ public struct GroupService: Sendable {
         self.nearby = NearbyPlaces(reads: places, privacy: privacy, period: cachePeriod)
     }
 
+    /// Keeps the groups' read model fresh until cancelled, so that no reader waits for its
+    /// refresh (see `PlacesReadModel`); a server runs it (`GroupsModelRefresher`).
+    public func keepFresh() async {
+        await nearby.keepFresh()
+    }
+
     /// The groups around the query's centre, with their latest messages when asked.
     public func groups(for query: GroupQuery) async throws -> [Group] {
         let clustered = query.clusterEpsilon != nil

@@ -38,6 +38,12 @@ struct NearbyPlaces: Sendable {
         model = period > .zero ? PlacesReadModel(changes: PlaceChanges(places: reads), privacy: privacy, period: period) : nil
     }
 
+    /// Keeps the read model fresh until cancelled (`PlacesReadModel.keepFresh`); returns at
+    /// once without one.
+    func keepFresh() async {
+        await model?.keepFresh()
+    }
+
     /// The entries a query may answer: every entry within its radius (and possibly more), or
     /// from the read model, ordered by distance, enough of the nearest.
     /// - Parameters:
