@@ -28,7 +28,16 @@ extension AppFixture {
                 #expect(r.status == .ok)
             }
         }
+        // As the sweeper would soon after: the stats snapshot of every place that has none
+        // for this period (SQL/0024).
+        try await snapshotStats()
         return try await placeID(near: spot)
+    }
+
+    /// The stats snapshot of the clock's period for every live place that has an older one
+    /// (what a sweep does; advance the clock by `PrivacyPolicy.statsPeriod` for a new period).
+    func snapshotStats() async throws {
+        try await deps.presence.snapshotStats(bucket: PrivacyPolicy.statsBucket(at: clock.now()))
     }
 
     /// The id of the live place nearest `spot` (read from the database: answers do not say).

@@ -15,7 +15,8 @@ import Testing
 
     /// Reading a group of 4 before and after one person leaves does not give that person's
     /// age: over six groups, the difference misses by years in most of them (it was exact
-    /// in every one before: 4 × 40.0 − 3 × 40.0 = 40).
+    /// in every one before: 4 × 40.0 − 3 × 40.0 = 40). The departure shows in the stats at
+    /// the next period's snapshot (SQL/0024).
     @Test func statsCannotBeDifferencedByADeparture() async throws {
         try await AppFixture.run(k: 3) { f in
             var misses = 0
@@ -26,6 +27,8 @@ import Testing
                 let avg4 = try #require((before["stats"] as? [String: Any])?["avg_age"] as? Double)
                 // The fourth person (age 23 + 7g) leaves.
                 #expect(try await f.client.execute(uri: "/v1/devices/\(String(format: "%040x", 100 * g + 3))", method: .delete).status == .noContent)
+                f.clock.advance(by: PrivacyPolicy.statsPeriod)
+                try await f.snapshotStats()
                 let after = try #require(try await groups(f).first { Geodesic.wgs84.distance(from: spot, to: position($0)) < 20 })
                 let avg3 = try #require((after["stats"] as? [String: Any])?["avg_age"] as? Double)
                 let inferred = 4 * avg4 - 3 * avg3
@@ -35,6 +38,37 @@ import Testing
                 #expect((again["stats"] as? [String: Any])?["avg_age"] as? Double == avg3)
             }
             #expect(misses >= 4, "the departed person's age was recovered within 2 years in \(6 - misses) of 6 groups")
+        }
+    }
+
+    /// Within a stats period a public group's figures stand still, whoever moves in or out:
+    /// an attacker's devices joining in ever new subsets draw nothing fresh to average. Before
+    /// (an outside probe, session 23), each subset of a dozen devices redrew the noise of the
+    /// live figures; 200 reads in a minute gave a group's exact age sum, and one honest
+    /// leaver's age to ±3 years and their sex.
+    @Test func statsCannotBeAveragedByMovingDevicesInAndOut() async throws {
+        try await AppFixture.run(k: 3) { f in
+            let spot = at(30, 300), away = at(30, 380)
+            let placeID = try await f.crowd(spot, people: 3, startingAt: 0, age: 25)
+            _ = try await f.crowd(away, people: 5, startingAt: 50, age: 40)
+            var seen = Set<String>()
+            for round in 1..<12 {
+                f.clock.advance(by: 2)
+                for i in 0..<5 {
+                    let to = (round >> i) & 1 == 1 ? spot : away
+                    let r = try await f.post("/v1/checkins", #"{"device_id":"\#(String(format: "%040x", 50 + i))","lat":\#(to.latitude),"lon":\#(to.longitude),"age":\#(40 + i),"sex":"\#(i % 2 == 0 ? "male" : "female")"}"#)
+                    #expect(r.status == .ok)
+                }
+                let place = try f.json(try await f.get("/v1/places/\(placeID)"))
+                let stats = try #require(place["stats"] as? [String: Any], "\(place)")
+                seen.insert("\(stats["avg_age"] ?? "-") \(stats["male"] ?? "-") \(stats["female"] ?? "-")")
+            }
+            #expect(seen.count == 1, "\(seen.count) different figures in one period: \(seen.sorted())")
+            // The next period's snapshot takes whoever is there then: a fresh draw, once.
+            f.clock.advance(by: PrivacyPolicy.statsPeriod)
+            try await f.snapshotStats()
+            let next = try #require(try f.json(try await f.get("/v1/places/\(placeID)"))["stats"] as? [String: Any])
+            #expect(next["avg_age"] as? Double != nil)
         }
     }
 

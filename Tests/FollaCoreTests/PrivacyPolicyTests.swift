@@ -8,10 +8,12 @@ import Testing
     let policy = PrivacyPolicy(k: 3, noiseKey: 0xF011A)
     let bologna = Coordinate(latitude: 44.4938, longitude: 11.3430)
 
+    /// A live place whose stats snapshot (`SQL/0024`) holds its live figures.
     func place(_ id: Int64, _ c: Coordinate, people: Int, ages: [Int] = [], mix: UInt64 = 0) -> LivePlace {
-        LivePlace(id: id, anchor: c, stats: PlaceStats(people: people, reporters: ages.count, ageSum: ages.reduce(0, +),
-                                                       male: ages.count / 2, female: ages.count - ages.count / 2),
-                  lastActivity: Date(timeIntervalSince1970: 1_800_000_037.5), messageCount: 1, mix: mix)
+        let stats = PlaceStats(people: people, reporters: ages.count, ageSum: ages.reduce(0, +),
+                               male: ages.count / 2, female: ages.count - ages.count / 2)
+        return LivePlace(id: id, anchor: c, stats: stats, lastActivity: Date(timeIntervalSince1970: 1_800_000_037.5),
+                         messageCount: 1, mix: mix, snapshot: StatsSnapshot(stats: stats, mix: mix))
     }
 
     @Test func smallPlacesMergeIntoTheirCellWithoutIdentity() {

@@ -14,5 +14,8 @@ public struct GroupsModelRefresher: Service {
 
     public func run() async throws {
         try? await cancelWhenGracefulShutdown { await groups.keepFresh() }
+        // Without a read model (`--groups-cache-ms 0`) there is nothing to keep: it waits for
+        // the shutdown all the same, since a service that returns ends the server.
+        try? await gracefulShutdown()
     }
 }

@@ -50,6 +50,9 @@ public struct PresenceSweeper: Service {
         let now = clock.now()
         let expired = try await presence.expire(at: now)
         let forgotten = try await presence.forget(at: now)
+        // Every live place's stats snapshot for this period (the first sweep after the turn
+        // of a period, or a new place's first).
+        try await presence.snapshotStats(bucket: PrivacyPolicy.statsBucket(at: now))
         let retired = try await presence.retire(
             at: now, messageRetention: presence.policy.messageRetention, budgetWindow: budgetWindow)
             + idempotency.expire(at: now, retention: idempotencyRetention)

@@ -76,13 +76,30 @@ public struct LivePlace: Sendable, Equatable {
     public var messageCount: Int
     /// XOR of the random tags of the established reporters: keys the noise of their stats.
     public var mix: UInt64
+    /// The breakdown and mix as of the current stats period (`SQL/0024`): what is published
+    /// unless k = 1; nil before the place's first snapshot.
+    public var snapshot: StatsSnapshot?
 
-    public init(id: Int64, anchor: Coordinate, stats: PlaceStats, lastActivity: Date, messageCount: Int, mix: UInt64 = 0) {
+    public init(id: Int64, anchor: Coordinate, stats: PlaceStats, lastActivity: Date, messageCount: Int, mix: UInt64 = 0,
+                snapshot: StatsSnapshot? = nil) {
         self.id = id
         self.anchor = anchor
         self.stats = stats
         self.lastActivity = lastActivity
         self.messageCount = messageCount
+        self.mix = mix
+        self.snapshot = snapshot
+    }
+}
+
+/// A place's breakdown as taken at the start of a stats period, and its reporters' mix then.
+public struct StatsSnapshot: Sendable, Equatable {
+    /// `people` is the place's live count; the rest as of the snapshot.
+    public var stats: PlaceStats
+    public var mix: UInt64
+
+    public init(stats: PlaceStats, mix: UInt64) {
+        self.stats = stats
         self.mix = mix
     }
 }

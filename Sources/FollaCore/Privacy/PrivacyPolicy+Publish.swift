@@ -17,7 +17,7 @@ extension PrivacyPolicy {
                 out.append(PublishedPlace(
                     id: p.id, position: refine(p.anchor), isCell: false, people: p.stats.people,
                     lastActivity: coarsen(p.lastActivity), messageCount: p.messageCount, sources: [p.id],
-                    raw: p.stats, mix: Self.noiseMix(p.mix, cell: coarsen(p.anchor))))
+                    raw: publishedBreakdown(of: p)?.stats, mix: Self.noiseMix(publishedBreakdown(of: p)?.mix ?? 0, cell: coarsen(p.anchor))))
             case let key?:
                 // A cell holding one person would show their ping rhythm to the minute: a
                 // quarter of an hour is enough to say whether the spot is alive.

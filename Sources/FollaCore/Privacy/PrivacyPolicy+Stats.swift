@@ -29,6 +29,25 @@ extension PrivacyPolicy {
         stats(entries.compactMap { e in e.raw.map { ($0, e.mix) } })
     }
 
+    /// How long a place's published breakdown stands (`SQL/0024`): its figures, and the
+    /// reporters' mix behind their noise, are a snapshot taken once per period. Seeded by the
+    /// live set of reporters, the noise was redrawn by anyone who moved a device in or out:
+    /// an outside probe with a dozen devices averaged 200 draws in about a minute and read a
+    /// leaver's age to ±3 years and their sex (session 23). Now averaging needs the same
+    /// honest people together for many periods.
+    public static let statsPeriod: TimeInterval = 900
+
+    /// The index of the stats period holding `date`.
+    public static func statsBucket(at date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 / statsPeriod).rounded(.down))
+    }
+
+    /// The breakdown a place publishes and the mix that seeds its noise: live at k = 1 (the
+    /// original, exact), the period's snapshot otherwise (nil before its first).
+    func publishedBreakdown(of place: LivePlace) -> StatsSnapshot? {
+        isOriginal ? StatsSnapshot(stats: place.stats, mix: place.mix) : place.snapshot
+    }
+
     /// What seeds a published place's noise besides `noiseKey`: its reporters' mix and its cell.
     /// - Parameters:
     ///   - mix: the XOR of the reporters' random tags.

@@ -28,10 +28,16 @@ public struct PlaceReads: Sendable {
     }
 
     /// The columns `place(_:)` reads: established people only, and the reporters' mix.
-    static let columns = """
+    static let columns = placeColumns + """
+        ,
+        (SELECT count(*) FROM message m WHERE m.place_id = p.id AND NOT m.hidden)::integer AS messages
+        """
+
+    /// `columns` but the message count (`place(_:)` needs a `messages` column beside them).
+    static let placeColumns = """
         p.id, ST_Y(p.anchor::geometry) AS lat, ST_X(p.anchor::geometry) AS lon, p.counted AS people, p.reporters,
         p.age_sum, p.male, p.female, p.last_activity, p.mix,
-        (SELECT count(*) FROM message m WHERE m.place_id = p.id AND NOT m.hidden)::integer AS messages
+        p.snap_bucket, p.snap_reporters, p.snap_age_sum, p.snap_male, p.snap_female, p.snap_mix
         """
 
     /// Live places whose anchor is within `radius` metres (geodesic) of `centre`.
@@ -100,6 +106,11 @@ public struct PlaceReads: Sendable {
                               ageSum: try c["age_sum"].decode(Int.self), male: try c["male"].decode(Int.self),
                               female: try c["female"].decode(Int.self)),
             lastActivity: try c["last_activity"].decode(Date.self), messageCount: try c["messages"].decode(Int.self),
-            mix: UInt64(bitPattern: try c["mix"].decode(Int64.self)))
+            mix: UInt64(bitPattern: try c["mix"].decode(Int64.self)),
+            snapshot: try c["snap_bucket"].decode(Int64?.self) == nil ? nil : StatsSnapshot(
+                stats: PlaceStats(people: try c["people"].decode(Int.self), reporters: try c["snap_reporters"].decode(Int.self),
+                                  ageSum: try c["snap_age_sum"].decode(Int.self), male: try c["snap_male"].decode(Int.self),
+                                  female: try c["snap_female"].decode(Int.self)),
+                mix: UInt64(bitPattern: try c["snap_mix"].decode(Int64.self))))
     }
 }

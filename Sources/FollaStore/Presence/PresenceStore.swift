@@ -86,6 +86,14 @@ public struct PresenceStore: Sendable {
         return retired
     }
 
+    /// Takes the stats snapshot of period `bucket` of every live place that has an older one
+    /// (`SQL/0024`); returns how many places it took.
+    /// - Parameter bucket: the period's index (`PrivacyPolicy.statsBucket(at:)`).
+    @discardableResult
+    public func snapshotStats(bucket: Int64, batchSize: Int = 1000) async throws -> Int {
+        try await drain(batchSize) { "SELECT folla_snapshot_stats(\(bucket)::bigint, \($0)::integer)" }
+    }
+
     /// Erases devices gone for longer than the retention period; returns how many.
     @discardableResult
     public func forget(at now: Date, batchSize: Int = 1000) async throws -> Int {
