@@ -92,14 +92,3 @@ public struct LivePlace: Sendable, Equatable {
     }
 }
 
-/// A place's breakdown as taken at the start of a stats period, and its reporters' mix then.
-public struct StatsSnapshot: Sendable, Equatable {
-    /// `people` is the place's live count; the rest as of the snapshot.
-    public var stats: PlaceStats
-    public var mix: UInt64
-
-    public init(stats: PlaceStats, mix: UInt64) {
-        self.stats = stats
-        self.mix = mix
-    }
-}
