@@ -130,6 +130,8 @@ extension AppFixture {
         try await AppFixture.run(k: 1) { f in
             try await f.makeVenue()
             try await f.crowd(at(0, 10), people: 3, startingAt: 0, age: 20, message: "dentro")
+            // A minute apart: within a minute, messages come in no order of posting.
+            f.clock.advance(by: 60)
             try await f.crowd(at(180, 30), people: 2, startingAt: 10, message: "anche")
             try await f.crowd(at(90, 200), people: 4, startingAt: 20, message: "fuori")  // outside
             let w = try f.json(try await f.get("/v1/venues/piazza/wall"))
@@ -191,6 +193,7 @@ extension AppFixture {
         try await AppFixture.run { f in
             try await f.makeVenue()
             try await f.crowd(at(0, 10), people: 1, startingAt: 0, message: "<script>alert(1)</script> & co")
+            f.clock.advance(by: 60)  // a minute apart: within one, messages come in no order of posting
             let bad = try f.json(try await f.postMessage(dev(0), "vergogna"))
             let id = try #require(bad["id"] as? Int)
             let atom = try await f.get("/v1/venues/piazza/wall?format=atom")
