@@ -46,9 +46,13 @@ public struct PresenceSweeper: Service {
         }
     }
 
-    private func sweep() async throws {
+    /// One sweep (`run` repeats it every `interval`).
+    package func sweep() async throws {
         let now = clock.now()
-        let expired = try await presence.expire(at: now)
+        // Presence expires at whole minutes: expired at the first sweep after a lone person's
+        // TTL ran out, their cell's count told their last ping to the sweep's interval (an
+        // outside probe: to 1–2 s), finer than the minute the server keeps of any time.
+        let expired = try await presence.expire(at: now.floored(toMultipleOf: 60))
         let forgotten = try await presence.forget(at: now)
         // Every live place's stats snapshot for this period (the first sweep after the turn
         // of a period, or a new place's first).
