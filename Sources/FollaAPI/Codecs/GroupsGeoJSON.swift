@@ -32,15 +32,9 @@ package enum GroupsGeoJSON {
                             f.member("geometry") { w in w.object { geo in
                                 // Cut at the antimeridian (RFC 7946 §3.1.9): a MultiPolygon of its two parts there.
                                 let parts = AntimeridianCut.parts(of: hull)
-                                if parts.count == 1 {
-                                    geo.member("coordinates") { w in w.raw("["); GroupsJSON.ring(hull, &w); w.raw("]") }
-                                    geo.member("type") { $0.string("Polygon") }
-                                } else {
-                                    geo.member("coordinates") { w in
-                                        w.array(parts) { w, part in w.raw("["); GroupsJSON.ring(part, &w); w.raw("]") }
-                                    }
-                                    geo.member("type") { $0.string("MultiPolygon") }
-                                }
+                                let polygon = { (w: inout JSONWriter, ring: [[Double]]) in w.raw("["); GroupsJSON.ring(ring, &w); w.raw("]") }
+                                geo.member("coordinates") { w in parts.count == 1 ? polygon(&w, hull) : w.array(parts, polygon) }
+                                geo.member("type") { $0.string(parts.count == 1 ? "Polygon" : "MultiPolygon") }
                             } }
                             f.member("id") { $0.string("hull-\(fid)") }
                             f.member("properties") { w in w.object { p in

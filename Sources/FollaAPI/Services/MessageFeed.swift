@@ -20,7 +20,9 @@ import ServiceLifecycle
 /// more: a busy city's messages cost each venue's wall at most one read per pass, not one
 /// per message, and nothing piles up. Judged after the wait, a hidden message opened the
 /// window: a visible one posted within `coalesce` after it was pushed that much sooner, and
-/// an outside probe timed hidden posts to ~1 ms by the push of its own (session 23). With a read replica, the walls are dropped once the replica has
+/// an outside probe timed hidden posts to ~1 ms by the push of its own (session 23).
+///
+/// With a read replica, the walls are dropped once the replica has
 /// replayed the change (up to `replicaWait`); if it has not by then, they are dropped
 /// again after another `replicaWait`, so a wall read from a lagging replica is not kept
 /// for a whole cache period.
@@ -70,7 +72,7 @@ public struct MessageFeed: Service {
                         for await payload in announced {
                             judged.addTask {
                                 guard await Self.shows(payload, places: places, privacy: privacy) else { return }
-                                pending.add(payload)
+                                pending.mark()
                                 signal.yield()
                             }
                         }
@@ -81,7 +83,7 @@ public struct MessageFeed: Service {
                     for await _ in signals {
                         try? await Task.sleep(for: coalesce)
                         // Empty when this signal's changes were applied by the pass before.
-                        guard !pending.take().isEmpty else { continue }
+                        guard pending.take() else { continue }
                         let caughtUp = await reads.catchUp(within: replicaWait)
                         await apply()
                         if !caughtUp {

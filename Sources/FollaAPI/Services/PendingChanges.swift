@@ -1,28 +1,18 @@
 import Synchronization
 
-/// The shown message changes announced since the feed last applied them: their places, or
-/// everything (after a reconnection, or a payload that names no place).
+/// Whether a shown message change was announced since the feed last applied the changes:
+/// which ones does not matter (every cached wall is dropped and every stream woken), only
+/// that some did, so that a signal whose change a pass already applied costs no second pass.
 final class PendingChanges: Sendable {
-    struct Taken: Sendable {
-        var all = false
-        var places: Set<Int64> = []
-        var isEmpty: Bool { !all && places.isEmpty }
+    private let pending = Atomic(false)
+
+    /// Records that a shown change was announced.
+    func mark() {
+        pending.store(true, ordering: .releasing)
     }
 
-    private let state = Mutex(Taken())
-
-    /// - Parameter payload: a notification's payload (the place id), nil after a reconnection.
-    func add(_ payload: String?) {
-        state.withLock { s in
-            if let id = payload.flatMap({ Int64($0) }) { s.places.insert(id) } else { s.all = true }
-        }
-    }
-
-    /// What was announced, forgotten here.
-    func take() -> Taken {
-        state.withLock { s in
-            defer { s = Taken() }
-            return s
-        }
+    /// Whether one was announced since the last call, forgotten here.
+    func take() -> Bool {
+        pending.exchange(false, ordering: .acquiringAndReleasing)
     }
 }

@@ -49,11 +49,12 @@ public struct PresenceSweeper: Service {
     /// One sweep (`run` repeats it every `interval`).
     package func sweep() async throws {
         let now = clock.now()
-        // Presence expires at whole minutes (whole TTLs when shorter: a test rig's): expired
-        // at the first sweep after a lone person's TTL ran out, their cell's count told their
-        // last ping to the sweep's interval (an outside probe: to 1–2 s), finer than the minute
-        // the server keeps of any time.
-        let expired = try await presence.expire(at: now.floored(toMultipleOf: min(60, presence.policy.presenceTTL)))
+        // Presence expires at whole minutes: expired at the first sweep after a lone person's
+        // TTL ran out, their cell's count told their last ping to the sweep's interval (an
+        // outside probe: to 1–2 s), finer than the minute the server keeps of any time. A TTL
+        // under a minute (test rigs) is kept exact: rounding would double it.
+        let ttl = presence.policy.presenceTTL
+        let expired = try await presence.expire(at: ttl >= 60 ? now.floored(toMultipleOf: 60) : now)
         let forgotten = try await presence.forget(at: now)
         // Every live place's stats snapshot for this period (the first sweep after the turn
         // of a period, or a new place's first).

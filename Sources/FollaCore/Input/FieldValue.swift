@@ -82,8 +82,7 @@ public struct Fields: Sendable {
             // Only plain decimals: Double(_:) would also take hex ("0x1p5"), "nan", "inf", and
             // stop at a NUL ("44\0garbage" read as 44).
             guard Self.isDecimal(t), let n = Double(t) else {
-                let shown = t.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ? "" : ", got \"\(t.prefix(40))\""
-                throw FieldError(name, "must be a decimal number (like 44.4938 or -1.5e2)\(shown)")
+                throw FieldError(name, "must be a decimal number (like 44.4938 or -1.5e2)" + Self.shown(t))
             }
             guard n.isFinite else { throw FieldError(name, "is out of range (beyond ±1.8e308)") }
             value = n
@@ -91,6 +90,12 @@ public struct Fields: Sendable {
         }
         guard value.isFinite else { throw FieldError(name, "must be a finite number") }
         return value
+    }
+
+    /// What was sent, quoted for an error (its first 40 characters), unless it holds control
+    /// characters (nothing is echoed that could break a log line or a terminal).
+    static func shown(_ t: String) -> String {
+        t.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ? "" : ", got \"\(t.prefix(40))\""
     }
 
     /// `[+-] digits [. digits] [(e|E) [+-] digits]`, with digits on at least one side of the
@@ -134,8 +139,7 @@ public struct Fields: Sendable {
             // Not a number at all (a date where an id goes): said as an integer field's error,
             // not as a coordinate's.
             if !Self.isDecimal(t), !(t.isEmpty && source == .text) {
-                let shown = t.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ? "" : ", got \"\(t.prefix(40))\""
-                throw FieldError(name, wanted + shown)
+                throw FieldError(name, wanted + Self.shown(t))
             }
         }
         guard let d = try double(name) else { return nil }

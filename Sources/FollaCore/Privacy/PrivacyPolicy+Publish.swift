@@ -14,10 +14,11 @@ extension PrivacyPolicy {
             case nil:
                 continue
             case .place:
+                let breakdown = publishedBreakdown(of: p)
                 out.append(PublishedPlace(
                     id: p.id, position: refine(p.anchor), isCell: false, people: p.stats.people,
                     lastActivity: coarsen(p.lastActivity), messageCount: p.messageCount, sources: [p.id],
-                    raw: publishedBreakdown(of: p)?.stats, mix: Self.noiseMix(publishedBreakdown(of: p)?.mix ?? 0, cell: coarsen(p.anchor))))
+                    raw: breakdown?.stats, mix: Self.noiseMix(breakdown?.mix ?? 0, cell: coarsen(p.anchor))))
             case let key?:
                 // A cell holding one person would show their ping rhythm to the minute: a
                 // quarter of an hour is enough to say whether the spot is alive.

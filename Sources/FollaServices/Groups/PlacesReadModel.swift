@@ -21,8 +21,9 @@ import Synchronization
 /// (`keepFresh`, every half period), so that a reader of a quiet server does not wait for
 /// the refresh either: its time told what the refresh found (a hidden message's place read
 /// its messages too), and an outside probe polling an empty area every 1.25 s told the
-/// seconds in which hidden messages were posted (session 23). Every instance keeps its own model from the
-/// same cursor: a change through any instance reaches all of them within the bound.
+/// seconds in which hidden messages were posted (session 23). Every instance keeps its own
+/// model from the same cursor: a change through any instance reaches all of them within the
+/// bound.
 final class PlacesReadModel: Sendable {
     private struct State {
         var places: PublishedPlaces

@@ -99,18 +99,20 @@ public struct PlaceReads: Sendable {
     /// A row of `columns`, by column name.
     static func place(_ row: PostgresRow) throws -> LivePlace {
         let c = row.makeRandomAccess()
+        let people = try c["people"].decode(Int.self)
+        // The period's snapshot (SQL/0024) carries the live people count beside its breakdown.
+        let snapshot: StatsSnapshot? = try c["snap_bucket"].decode(Int64?.self) == nil ? nil : StatsSnapshot(
+            stats: PlaceStats(people: people, reporters: try c["snap_reporters"].decode(Int.self),
+                              ageSum: try c["snap_age_sum"].decode(Int.self), male: try c["snap_male"].decode(Int.self),
+                              female: try c["snap_female"].decode(Int.self)),
+            mix: UInt64(bitPattern: try c["snap_mix"].decode(Int64.self)))
         return LivePlace(
             id: try c["id"].decode(Int64.self),
             anchor: Coordinate(latitude: try c["lat"].decode(Double.self), longitude: try c["lon"].decode(Double.self)),
-            stats: PlaceStats(people: try c["people"].decode(Int.self), reporters: try c["reporters"].decode(Int.self),
+            stats: PlaceStats(people: people, reporters: try c["reporters"].decode(Int.self),
                               ageSum: try c["age_sum"].decode(Int.self), male: try c["male"].decode(Int.self),
                               female: try c["female"].decode(Int.self)),
             lastActivity: try c["last_activity"].decode(Date.self), messageCount: try c["messages"].decode(Int.self),
-            mix: UInt64(bitPattern: try c["mix"].decode(Int64.self)),
-            snapshot: try c["snap_bucket"].decode(Int64?.self) == nil ? nil : StatsSnapshot(
-                stats: PlaceStats(people: try c["people"].decode(Int.self), reporters: try c["snap_reporters"].decode(Int.self),
-                                  ageSum: try c["snap_age_sum"].decode(Int.self), male: try c["snap_male"].decode(Int.self),
-                                  female: try c["snap_female"].decode(Int.self)),
-                mix: UInt64(bitPattern: try c["snap_mix"].decode(Int64.self))))
+            mix: UInt64(bitPattern: try c["mix"].decode(Int64.self)), snapshot: snapshot)
     }
 }
