@@ -8,6 +8,8 @@ import Testing
 /// must be exactly those of measuring everything (which this reference does, independently).
 @Suite struct GroupAssemblerTests {
     let policy = PrivacyPolicy(k: 3, noiseKey: 7)
+    /// The time of the answers.
+    let publishedAt = Date(timeIntervalSince1970: 1_800_000_040)
 
     /// Random places around a centre: dense enough that fine-grid positions coincide (ties
     /// broken by id), some small groups that become cells, some on the radius's edge.
@@ -24,7 +26,7 @@ import Testing
 
     /// Every published place within the radius, measured, in the order asked, first `limit`.
     func reference(_ query: GroupQuery, _ places: [LivePlace]) -> [(id: Int64?, distance: Double, bearing: Double, people: Int)] {
-        let rows = policy.publish(places).compactMap { p -> (id: Int64?, distance: Double, bearing: Double, people: Int)? in
+        let rows = policy.publish(places, at: publishedAt).compactMap { p -> (id: Int64?, distance: Double, bearing: Double, people: Int)? in
             let line = Geodesic.wgs84.inverse(from: query.centre, to: p.position)
             guard line.distance <= query.radius, query.admits(people: p.people) else { return nil }
             return (p.id, line.distance, line.initialBearing, p.people)
@@ -48,7 +50,7 @@ import Testing
             query.limit = [1, 7, 40, 1_000][Int(seed % 4)]
             query.sort = sort
             let all = places(around: centre, count: 400, spread: 360, seed: seed)
-            let got = try GroupAssembler(query: query, privacy: policy).assemble(all)
+            let got = try GroupAssembler(query: query, privacy: policy).assemble(all, at: publishedAt)
             let want = reference(query, all)
             #expect(got.count == want.count, "seed \(seed)")
             for (g, w) in zip(got, want) {
@@ -78,7 +80,7 @@ import Testing
         var query = GroupQuery(centre: centre)
         query.radius = 300
         query.limit = limit
-        let got = try GroupAssembler(query: query, privacy: original).assemble(ring)
+        let got = try GroupAssembler(query: query, privacy: original).assemble(ring, at: publishedAt)
         let ids: [Int64?] = got.map { $0.id }
         #expect(ids == (1...Int64(limit)).map { Optional($0) })
     }
@@ -94,11 +96,11 @@ import Testing
             query.radius = 350
             query.clusterEpsilon = 25
             query.limit = 1_000
-            let whole = try GroupAssembler(query: query, privacy: policy).assemble(all)
+            let whole = try GroupAssembler(query: query, privacy: policy).assemble(all, at: publishedAt)
             #expect(whole.count > 12, "seed \(seed): \(whole.count) groups")
             for limit in [0, 1, 5, 12] {
                 query.limit = limit
-                let first = try GroupAssembler(query: query, privacy: policy).assemble(all)
+                let first = try GroupAssembler(query: query, privacy: policy).assemble(all, at: publishedAt)
                 #expect(first == Array(whole.prefix(limit)), "seed \(seed), limit \(limit)")
             }
             // Each hull is its own group's: it surrounds the group's centroid.
@@ -120,7 +122,7 @@ import Testing
         var query = GroupQuery(centre: centre)
         query.radius = 25_000
         query.limit = 10
-        let got = try GroupAssembler(query: query, privacy: policy).assemble(all)
+        let got = try GroupAssembler(query: query, privacy: policy).assemble(all, at: publishedAt)
         let want = reference(query, all)
         #expect(got.count == 10)
         let gotIDs: [Int64?] = got.map { $0.id }

@@ -94,8 +94,8 @@ import Testing
             let services = f.deps.groups
             let pairs = [1, 3].map { k in
                 let privacy = PrivacyPolicy(k: k, noiseKey: 0x5EED)
-                return (model: GroupService(places: services.places, messages: services.messages, privacy: privacy, cachePeriod: Self.period),
-                        direct: GroupService(places: services.places, messages: services.messages, privacy: privacy))
+                return (model: GroupService(places: services.places, messages: services.messages, privacy: privacy, clock: f.clock, cachePeriod: Self.period),
+                        direct: GroupService(places: services.places, messages: services.messages, privacy: privacy, clock: f.clock))
             }
             try await Self.expectSame(pairs, "first load", big: false)
 
@@ -129,7 +129,7 @@ import Testing
         try await AppFixture.run { f in
             try await Self.checkIn(f, 1, 44.4938, 11.3430)
             let direct = f.deps.groups
-            let model = GroupService(places: direct.places, messages: direct.messages, privacy: direct.privacy, cachePeriod: Self.period)
+            let model = GroupService(places: direct.places, messages: direct.messages, privacy: direct.privacy, clock: f.clock, cachePeriod: Self.period)
             var query = GroupQuery(centre: Coordinate(latitude: 44.4938, longitude: 11.3430))
             query.radius = 500
             query.limit = 1000
@@ -166,8 +166,8 @@ import Testing
             try await Self.fillFarCells(f, 40, devicesFrom: 1000)
             let direct = f.deps.groups
             let privacy = PrivacyPolicy(k: 1, noiseKey: 0x5EED)
-            let model = GroupService(places: direct.places, messages: direct.messages, privacy: privacy, cachePeriod: Self.period)
-            let plain = GroupService(places: direct.places, messages: direct.messages, privacy: privacy)
+            let model = GroupService(places: direct.places, messages: direct.messages, privacy: privacy, clock: f.clock, cachePeriod: Self.period)
+            let plain = GroupService(places: direct.places, messages: direct.messages, privacy: privacy, clock: f.clock)
             var query = GroupQuery(centre: Coordinate(latitude: 44.4930, longitude: 11.3430))
             query.radius = 200
             query.limit = 1
@@ -175,6 +175,27 @@ import Testing
             let expected = try await plain.groups(for: query)
             #expect(expected.count == 1 && abs(expected[0].distance - 82) < 10, "\(expected.map(\.distance))")
             #expect(try await model.groups(for: query).map(Self.show) == expected.map(Self.show))
+        }
+    }
+
+    /// A cell's shown activity turns when the clock enters a quarter hour
+    /// (`PrivacyPolicy.cellActivity`), with no change in the database: the model publishes
+    /// its cells again then, and answers what a direct read does.
+    @Test func cellsTurnTheirQuarterInTheModel() async throws {
+        try await AppFixture.run(k: 3) { f in
+            try await f.crowd(centre, people: 1, startingAt: 1)
+            let direct = f.deps.groups
+            let model = GroupService(places: direct.places, messages: direct.messages, privacy: direct.privacy, clock: f.clock, cachePeriod: Self.period)
+            var query = GroupQuery(centre: centre)
+            query.radius = 500
+            let first = try await model.groups(for: query).map(Self.show)
+            let read = try await direct.groups(for: query).map(Self.show)
+            #expect(first.count == 1 && first == read)
+            f.clock.advance(by: PrivacyPolicy.activityQuarter)
+            try await Task.sleep(for: Self.period + .milliseconds(30))
+            let turned = try await direct.groups(for: query).map(Self.show)
+            #expect(turned != first)
+            #expect(try await model.groups(for: query).map(Self.show) == turned)
         }
     }
 }

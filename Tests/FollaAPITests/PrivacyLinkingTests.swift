@@ -112,6 +112,42 @@ import Testing
         }
     }
 
+    /// A cell's `last_activity` and its area wall's `updated_at` turn when the clock enters
+    /// a quarter hour, not at the first ping after it. Floored to the quarter of the newest
+    /// ping, they turned at that ping, and polling them every 0.5 s told a lone person's
+    /// ping time to ~0.2 s once per quarter (an outside probe, session 23).
+    @Test func aCellsActivityTellsNoPingTime() async throws {
+        try await AppFixture.run(k: 3) { f in
+            let spot = at(0, 30)
+            try await f.crowd(spot, people: 1, startingAt: 1)
+            func shown() async throws -> [String] {
+                let cell = try #require(try await groups(f).first)
+                let wall = try f.json(try await f.get("/v1/wall?lat=\(spot.latitude)&lon=\(spot.longitude)&radius=300"))
+                return [cell["last_activity"] as? String ?? "none", wall["updated_at"] as? String ?? "none"]
+            }
+            func ping() async throws {
+                let r = try await f.post("/v1/checkins", #"{"device_id":"\#(dev(1))","lat":\#(spot.latitude),"lon":\#(spot.longitude)}"#)
+                #expect(r.status == .ok)
+            }
+            // 10 s into the next quarter hour; the person has not pinged in it yet.
+            let second = f.clock.now().timeIntervalSince1970.truncatingRemainder(dividingBy: 900)
+            f.clock.advance(by: 900 - second + 10)
+            let before = try await shown()
+            f.clock.advance(by: 10)
+            try await ping()
+            #expect(try await shown() == before, "turned at the first ping of the quarter")
+            // The next quarter hour turns it, ping or not.
+            f.clock.advance(by: 900)
+            try await ping()
+            f.clock.advance(by: 10)
+            let next = try await shown()
+            #expect(next != before)
+            f.clock.advance(by: 20)
+            try await ping()
+            #expect(try await shown() == next)
+        }
+    }
+
     /// Invented ids from one network: the 31st new id in ten minutes is a 429 with
     /// Retry-After and writes nothing; a device already known is not limited.
     @Test func newDeviceIDsAreBudgetedPerNetwork() async throws {

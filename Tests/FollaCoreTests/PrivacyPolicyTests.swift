@@ -7,6 +7,8 @@ import Testing
 @Suite struct PrivacyPolicyTests {
     let policy = PrivacyPolicy(k: 3, noiseKey: 0xF011A)
     let bologna = Coordinate(latitude: 44.4938, longitude: 11.3430)
+    /// The time of the answers: a few seconds after the places' last activity.
+    let publishedAt = Date(timeIntervalSince1970: 1_800_000_040)
 
     /// A live place whose stats snapshot (`SQL/0024`) holds its live figures.
     func place(_ id: Int64, _ c: Coordinate, people: Int, ages: [Int] = [], mix: UInt64 = 0) -> LivePlace {
@@ -18,7 +20,7 @@ import Testing
 
     @Test func smallPlacesMergeIntoTheirCellWithoutIdentity() {
         let a = place(1, bologna, people: 1), b = place(2, Coordinate(latitude: 44.49381, longitude: 11.34301), people: 2)
-        let out = policy.publish([a, b, place(3, bologna, people: 0)])
+        let out = policy.publish([a, b, place(3, bologna, people: 0)], at: publishedAt)
         #expect(out.count == 1)
         let cell = out[0]
         // A cell shows no messages (their lives told who had joined whom).
@@ -28,8 +30,34 @@ import Testing
         #expect(cell.lastActivity.timeIntervalSince1970.truncatingRemainder(dividingBy: 60) == 0)
     }
 
+    /// A cell's shown activity turns when the clock enters a quarter hour, never at a ping:
+    /// floored to its newest ping's quarter, it turned at the first ping after each quarter,
+    /// and polling told that ping's time to ~0.2 s (an outside probe, session 23).
+    @Test func aCellsActivityTurnsWithTheClockNotAtAPing() {
+        let quarter = 1_800_000_000.0  // a whole quarter hour
+        func shown(lastPing: Double, at now: Double) -> Double {
+            var p = place(1, bologna, people: 1)
+            p.lastActivity = Date(timeIntervalSince1970: lastPing)
+            return policy.publish([p], at: Date(timeIntervalSince1970: now))[0].lastActivity.timeIntervalSince1970
+        }
+        // Someone pinging every 30 s: 40 s into the quarter the first ping of the quarter
+        // comes at 20 s or at 35 s; either way the cell reads the same until the clock turns.
+        for lastPing in [quarter - 10, quarter + 20, quarter + 35] {
+            #expect(shown(lastPing: lastPing, at: quarter + 40) == quarter - 900, "last ping \(lastPing - quarter)")
+        }
+        #expect(shown(lastPing: quarter + 890, at: quarter + 900) == quarter)
+        // Never later than the newest ping's own quarter: everyone silent for 20 minutes.
+        #expect(shown(lastPing: quarter - 1200, at: quarter + 40) == quarter - 1800)
+        // Places of k or more show their minute, and k = 1 the ping itself.
+        var big = place(2, bologna, people: 3)
+        big.lastActivity = Date(timeIntervalSince1970: quarter + 35)
+        #expect(policy.publish([big], at: Date(timeIntervalSince1970: quarter + 40))[0].lastActivity.timeIntervalSince1970 == quarter)
+        let original = PrivacyPolicy(k: 1)
+        #expect(original.publish([big], at: Date(timeIntervalSince1970: quarter + 40))[0].lastActivity.timeIntervalSince1970 == quarter + 35)
+    }
+
     @Test func bigPlacesShowTheFineGridNotTheAnchor() {
-        let out = policy.publish([place(7, bologna, people: 5)])
+        let out = policy.publish([place(7, bologna, people: 5)], at: publishedAt)
         #expect(out[0].id == 7 && !out[0].isCell)
         #expect(out[0].position != bologna)
         let offset = hypot((out[0].position.latitude - bologna.latitude) * 111_320,
@@ -53,13 +81,13 @@ import Testing
         var figures: [String] = []
         for i in 0..<20 {
             let spot = Coordinate(latitude: bologna.latitude + Double(i) * 0.002, longitude: bologna.longitude)
-            let entry = policy.publish([place(Int64(i + 1), spot, people: 3, ages: ages, mix: 77)])[0]
+            let entry = policy.publish([place(Int64(i + 1), spot, people: 3, ages: ages, mix: 77)], at: publishedAt)[0]
             figures.append("\(policy.stats(of: [entry])!)")
         }
         #expect(Set(figures).count >= 10, "\(figures)")
         let cell = policy.coarsen(bologna)
-        let here = policy.publish([place(1, at(cell, north: 20), people: 3, ages: ages, mix: 77)])[0]
-        let there = policy.publish([place(2, at(cell, north: -20), people: 3, ages: ages, mix: 77)])[0]
+        let here = policy.publish([place(1, at(cell, north: 20), people: 3, ages: ages, mix: 77)], at: publishedAt)[0]
+        let there = policy.publish([place(2, at(cell, north: -20), people: 3, ages: ages, mix: 77)], at: publishedAt)[0]
         #expect(policy.stats(of: [here]) == policy.stats(of: [there]))
     }
 
@@ -72,7 +100,7 @@ import Testing
         let original = PrivacyPolicy(k: 1)
         let s = PlaceStats(people: 1, reporters: 1, ageSum: 33, male: 0, female: 1)
         #expect(original.stats(s, mix: 1) == PublishedStats(reported: 1, averageAge: 33, male: 0, female: 1))
-        #expect(original.publish([place(1, bologna, people: 1)])[0].position == bologna)
+        #expect(original.publish([place(1, bologna, people: 1)], at: publishedAt)[0].position == bologna)
     }
 
     /// Differencing a group of 4 against the same group after one departure, over 2 000
@@ -119,9 +147,9 @@ import Testing
     /// the sum of each place's own noisy figures, and a place with fewer than k reporters
     /// adds nothing, so subtracting sums gives only what each place shows on its own.
     @Test func sumsAddEachPlacesOwnNoise() {
-        let a = policy.publish([place(1, bologna, people: 4, ages: [20, 30, 40, 50], mix: 11)])[0]
-        let b = policy.publish([place(2, Coordinate(latitude: 44.5, longitude: 11.35), people: 3, ages: [25, 35, 45], mix: 22)])[0]
-        let lone = policy.publish([place(3, Coordinate(latitude: 44.51, longitude: 11.36), people: 3, ages: [66], mix: 33)])[0]
+        let a = policy.publish([place(1, bologna, people: 4, ages: [20, 30, 40, 50], mix: 11)], at: publishedAt)[0]
+        let b = policy.publish([place(2, Coordinate(latitude: 44.5, longitude: 11.35), people: 3, ages: [25, 35, 45], mix: 22)], at: publishedAt)[0]
+        let lone = policy.publish([place(3, Coordinate(latitude: 44.51, longitude: 11.36), people: 3, ages: [66], mix: 33)], at: publishedAt)[0]
         let (sa, sb, both) = (policy.stats(of: [a])!, policy.stats(of: [b])!, policy.stats(of: [a, b])!)
         #expect(both.male == sa.male + sb.male && both.female == sa.female + sb.female)
         #expect(policy.stats(of: [a, b, lone]) == both)

@@ -36,11 +36,11 @@ extension AppDependencies {
         return AppDependencies(
             presence: presence, places: places, privacy: privacy, messages: messages, messagePolicy: settings.messagePolicy,
             checkIns: checkIns,
-            groups: GroupService(places: places, messages: messages, privacy: privacy, cachePeriod: settings.groupsCache),
+            groups: GroupService(places: places, messages: messages, privacy: privacy, clock: clock, cachePeriod: settings.groupsCache),
             map: MapService(places: places, encoder: TileEncoder(reads: reads, logger: logger), privacy: privacy,
                             period: settings.groupsCache),
             mapMaxAge: max(1, Int((settings.groupsCache / .seconds(1)).rounded(.up))),
-            walls: WallService(reads: wallReads, privacy: privacy, cachePeriod: .seconds(wallCache)),
+            walls: WallService(reads: wallReads, privacy: privacy, clock: clock, cachePeriod: .seconds(wallCache)),
             adminToken: settings.adminToken, venues: VenueStore(pool: pool, logger: logger), wallReads: wallReads,
             wallCacheSeconds: wallCache, wallStreamDuration: settings.wallStreamDuration,
             wallStreamInterval: settings.wallStreamInterval, wallChanges: WallChanges(), database: database, reads: reads,

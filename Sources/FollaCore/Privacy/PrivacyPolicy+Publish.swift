@@ -1,3 +1,5 @@
+import Foundation
+
 /// From live places to what readers may see.
 extension PrivacyPolicy {
     /// Places with established people, as readers may see them. Places of `k` or more keep
@@ -5,7 +7,11 @@ extension PrivacyPolicy {
     /// cell into one entry with no id, no breakdown and the cell centre as position.
     /// Everything downstream (radius and area selection, clustering, centroids, hulls)
     /// sees only these positions, so probing with radius, ε or area edges finds cells.
-    public func publish(_ places: [LivePlace]) -> [PublishedPlace] {
+    /// - Parameters:
+    ///   - places: live places from the store.
+    ///   - now: the time of the answer: a cell's activity turns only at quarter hours of
+    ///     the clock (``cellActivity(newest:at:)``).
+    public func publish(_ places: [LivePlace], at now: Date) -> [PublishedPlace] {
         var out: [PublishedPlace] = []
         out.reserveCapacity(places.count)
         var cells: [PublishedKey: Int] = [:]
@@ -20,9 +26,7 @@ extension PrivacyPolicy {
                     lastActivity: coarsen(p.lastActivity), messageCount: p.messageCount, sources: [p.id],
                     raw: breakdown?.stats, mix: Self.noiseMix(breakdown?.mix ?? 0, cell: coarsen(p.anchor))))
             case let key?:
-                // A cell holding one person would show their ping rhythm to the minute: a
-                // quarter of an hour is enough to say whether the spot is alive.
-                let active = isOriginal ? p.lastActivity : p.lastActivity.floored(toMultipleOf: 900)
+                let active = cellActivity(newest: p.lastActivity, at: now)
                 // A cell shows no messages. Shown while their small place lived, they were a
                 // membership oracle: an attacker's message posted where it pinged stayed after
                 // it left if it had joined someone's place, and vanished if it had founded its
@@ -41,6 +45,27 @@ extension PrivacyPolicy {
         }
         return out
     }
+
+    /// The quarter hour a cell shows as its last activity.
+    ///
+    /// A cell holding one person would show their ping rhythm to the minute: a quarter of an
+    /// hour is enough to say whether the spot is alive. Floored to the quarter of its newest
+    /// ping, though, the value turned at the first ping after each quarter, and polling it
+    /// every 0.5 s told that ping's time to ~0.2 s (an outside probe, session 23). So a cell
+    /// shows at most the quarter before the current one: the value turns when the clock
+    /// enters a quarter, whoever pings. A cell whose newest ping is older than that quarter
+    /// (everyone in it silent for over 15 minutes, within the presence TTL) shows its own.
+    /// - Parameters:
+    ///   - newest: the newest counted ping among the cell's places.
+    ///   - now: the time of the answer.
+    public func cellActivity(newest: Date, at now: Date) -> Date {
+        if isOriginal { return newest }
+        let quarter = Self.activityQuarter
+        return min(newest.floored(toMultipleOf: quarter), now.floored(toMultipleOf: quarter) - quarter)
+    }
+
+    /// The granularity of a cell's shown activity, seconds.
+    public static let activityQuarter: TimeInterval = 900
 
     /// Which published entry a live place shows in: its own (k or more established people),
     /// its cell's (fewer), or none (nobody established). `publish` merges exactly the places

@@ -18,9 +18,11 @@ public struct GroupAssembler {
         self.privacy = privacy
     }
 
-    /// - Parameter places: live places from the store, before the policy.
-    public func assemble(_ places: [LivePlace]) throws(GeoError) -> [Group] {
-        try assemble(privacy.publish(places))
+    /// - Parameters:
+    ///   - places: live places from the store, before the policy.
+    ///   - now: the time of the answer (`PrivacyPolicy.publish`).
+    public func assemble(_ places: [LivePlace], at now: Date) throws(GeoError) -> [Group] {
+        try assemble(privacy.publish(places, at: now))
     }
 
     /// - Parameter entries: what the policy published around the centre (and possibly farther).

@@ -9,15 +9,21 @@ public struct GroupService: Sendable {
     public let places: PlaceReads
     public let messages: MessageStore
     public let privacy: PrivacyPolicy
+    /// The time of each answer (what it shows of a cell's activity follows it).
+    public let clock: any WallClock
     private let nearby: NearbyPlaces
 
-    /// - Parameter cachePeriod: how stale the places and messages behind a groups answer may
-    ///   be (shared by the queries of one ~50 m tile); zero reads the database for every query.
-    public init(places: PlaceReads, messages: MessageStore, privacy: PrivacyPolicy, cachePeriod: Duration = .zero) {
+    /// - Parameters:
+    ///   - clock: the time of each answer.
+    ///   - cachePeriod: how stale the places and messages behind a groups answer may be (the
+    ///     read model's staleness bound); zero reads the database for every query.
+    public init(places: PlaceReads, messages: MessageStore, privacy: PrivacyPolicy, clock: any WallClock = SystemClock(),
+                cachePeriod: Duration = .zero) {
         self.places = places
         self.messages = messages
         self.privacy = privacy
-        self.nearby = NearbyPlaces(reads: places, privacy: privacy, period: cachePeriod)
+        self.clock = clock
+        self.nearby = NearbyPlaces(reads: places, privacy: privacy, clock: clock, period: cachePeriod)
     }
 
     /// Keeps the groups' read model fresh until cancelled, so that no reader waits for its
@@ -67,7 +73,7 @@ public struct GroupService: Sendable {
         let centre = from ?? privacy.refine(place.anchor)
         var query = GroupQuery(centre: centre)
         query.radius = .greatestFiniteMagnitude  // asked for by id: no radius
-        guard var detail = try GroupAssembler(query: query, privacy: privacy).assemble([place]).first else { return nil }
+        guard var detail = try GroupAssembler(query: query, privacy: privacy).assemble([place], at: clock.now()).first else { return nil }
         detail.messages = privacy.messages(try await messages.page(place: id, before: nil, limit: 10), naming: [id])
         return (detail, centre)
     }

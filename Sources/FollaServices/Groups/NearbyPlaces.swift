@@ -27,15 +27,18 @@ struct NearbyPlaces: Sendable {
 
     let reads: PlaceReads
     let privacy: PrivacyPolicy
+    let clock: any WallClock
     private let model: PlacesReadModel?
 
     /// - Parameters:
     ///   - privacy: what readers may see.
+    ///   - clock: the time of each answer.
     ///   - period: how stale an answer may be; zero reads the database every time.
-    init(reads: PlaceReads, privacy: PrivacyPolicy, period: Duration) {
+    init(reads: PlaceReads, privacy: PrivacyPolicy, clock: any WallClock, period: Duration) {
         self.reads = reads
         self.privacy = privacy
-        model = period > .zero ? PlacesReadModel(changes: PlaceChanges(places: reads), privacy: privacy, period: period) : nil
+        self.clock = clock
+        model = period > .zero ? PlacesReadModel(changes: PlaceChanges(places: reads), privacy: privacy, clock: clock, period: period) : nil
     }
 
     /// Keeps the read model fresh until cancelled (`PlacesReadModel.keepFresh`); returns at
@@ -55,6 +58,6 @@ struct NearbyPlaces: Sendable {
         }
         // Live places by anchor: a cell's entry shows at its centre, up to a cell from them.
         let places = try await reads.nearby(query.centre, radius: query.radius + privacy.selectionMargin)
-        return Snapshot(found: .entries(privacy.publish(places)), messages: nil)
+        return Snapshot(found: .entries(privacy.publish(places, at: clock.now())), messages: nil)
     }
 }

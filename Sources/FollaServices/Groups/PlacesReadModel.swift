@@ -34,6 +34,7 @@ final class PlacesReadModel: Sendable {
 
     private let changes: PlaceChanges
     private let privacy: PrivacyPolicy
+    private let clock: any WallClock
     private let period: Duration
     private let state: Mutex<State>
     private let refreshing = Mutex<Task<Void, any Error>?>(nil)
@@ -45,11 +46,13 @@ final class PlacesReadModel: Sendable {
     /// - Parameters:
     ///   - changes: where the changes are read.
     ///   - privacy: what readers may see (the model keeps places as published).
+    ///   - clock: the time of each look (a cell's shown activity follows it).
     ///   - period: the staleness bound (see the type's comment); more than zero.
-    init(changes: PlaceChanges, privacy: PrivacyPolicy, period: Duration) {
+    init(changes: PlaceChanges, privacy: PrivacyPolicy, clock: any WallClock, period: Duration) {
         precondition(period > .zero)
         self.changes = changes
         self.privacy = privacy
+        self.clock = clock
         self.period = period
         state = Mutex(State(places: Self.empty(privacy)))
     }
@@ -121,6 +124,7 @@ final class PlacesReadModel: Sendable {
     /// long gap) and applies it.
     private func pull() async throws {
         let started = ContinuousClock.now
+        let now = clock.now()
         // From the last horizon, unless there is none yet or it is too old to trust.
         let since = state.withLock { s in s.readAt.flatMap { started - $0 > PlaceChanges.reloadAfter ? nil : s.horizon } }
         let full = since == nil
@@ -130,14 +134,14 @@ final class PlacesReadModel: Sendable {
         var reloaded: PublishedPlaces?
         if full {
             var places = Self.empty(privacy)
-            places.apply(changed: delta.live, gone: delta.gone, messages: delta.messages)
+            places.apply(changed: delta.live, gone: delta.gone, messages: delta.messages, at: now)
             reloaded = places
         }
         let count = state.withLock { s in
             if let reloaded {
                 s.places = reloaded
             } else {
-                s.places.apply(changed: delta.live, gone: delta.gone, messages: delta.messages)
+                s.places.apply(changed: delta.live, gone: delta.gone, messages: delta.messages, at: now)
             }
             s.horizon = delta.horizon
             s.readAt = started

@@ -76,6 +76,10 @@ struct PublishedPlaces {
     /// The entries filed by cell: a read walks its cells and hashes nothing per entry.
     private(set) var cells: [Cell: Shown] = [:]
     private var filed: [PublishedKey: Cell] = [:]
+    /// The quarter hour the cells were last published in: a cell's shown activity turns at
+    /// quarter hours of the clock (`PrivacyPolicy.cellActivity`), so every cell is published
+    /// again when the clock enters a new one, whatever changed.
+    private var quarter: Date?
 
     /// - Parameters:
     ///   - privacy: what readers may see.
@@ -93,8 +97,14 @@ struct PublishedPlaces {
     ///   - changed: places that changed and show, as they are now.
     ///   - gone: places that changed and no longer show.
     ///   - messages: the newest visible messages of the changed places that have any.
-    mutating func apply(changed: [LivePlace], gone: [Int64], messages: [Int64: [Message]]) {
+    ///   - now: the time of the look.
+    mutating func apply(changed: [LivePlace], gone: [Int64], messages: [Int64: [Message]], at now: Date) {
         var touched: Set<PublishedKey> = []
+        let quarter = now.floored(toMultipleOf: PrivacyPolicy.activityQuarter)
+        if quarter != self.quarter {
+            self.quarter = quarter
+            touched.formUnion(small.keys)
+        }
         func drop(_ id: Int64) {
             guard let old = live.removeValue(forKey: id), let key = privacy.publishedKey(of: old.place) else { return }
             touched.insert(key)
@@ -111,11 +121,11 @@ struct PublishedPlaces {
             touched.insert(key)
             if case .cell = key { small[key, default: []].insert(place.id) }
         }
-        for key in touched { republish(key) }
+        for key in touched { republish(key, at: now) }
     }
 
     /// Publishes one key again from the live places it stands for (or drops its entry).
-    private mutating func republish(_ key: PublishedKey) {
+    private mutating func republish(_ key: PublishedKey, at now: Date) {
         if let cell = filed.removeValue(forKey: key) {
             cells[cell]?.remove(key)
             if cells[cell]?.isEmpty == true { cells[cell] = nil }
@@ -129,7 +139,7 @@ struct PublishedPlaces {
             places = (small[key]?.sorted() ?? []).compactMap { live[$0]?.place }
         }
         // One key's places publish as one entry.
-        guard let entry = privacy.publish(places).first else { return }
+        guard let entry = privacy.publish(places, at: now).first else { return }
         let single = GroupAssembler.single(entry, privacy: privacy).inlining(messages, of: { live[$0]?.messages }, privacy: privacy)
         let cell = Cell(entry.position)
         filed[key] = cell

@@ -1,5 +1,6 @@
 import FollaCore
 import FollaGeo
+import Foundation
 
 /// The map's read model at one moment: every published entry city-wide (public places and
 /// cells of small groups, as `PrivacyPolicy.publish` gives them) and their zoom-level
@@ -13,10 +14,11 @@ public struct MapSnapshot: Sendable {
     /// - Parameters:
     ///   - places: the live places (every one with established people).
     ///   - privacy: decides what is published and how small clusters show.
-    public init(places: [LivePlace], privacy: PrivacyPolicy) {
+    ///   - now: the time of the read (the map shows no activity times, so it changes nothing).
+    public init(places: [LivePlace], privacy: PrivacyPolicy, at now: Date = Date()) {
         // Sorted by key: the clustering is greedy in input order, so the same places give
         // the same clusters and ids on every instance.
-        let published = privacy.publish(places).sorted { Self.key(of: $0) < Self.key(of: $1) }
+        let published = privacy.publish(places, at: now).sorted { Self.key(of: $0) < Self.key(of: $1) }
         entries = published
         self.privacy = privacy
         index = ClusterIndex(points: published.map { e in

@@ -12,12 +12,16 @@ public struct WallService: Sendable {
     public var messageLimit = 50
     private let cache: MicroCache<WallReads.Area, WallData?>
 
-    /// - Parameter cachePeriod: how long one read serves every screen polling the same area.
-    public init(reads: WallReads, privacy: PrivacyPolicy, cachePeriod: Duration) {
+    /// - Parameters:
+    ///   - clock: the time of each read (what a wall shows of a cell's activity follows it).
+    ///   - cachePeriod: how long one read serves every screen polling the same area.
+    public init(reads: WallReads, privacy: PrivacyPolicy, clock: any WallClock = SystemClock(), cachePeriod: Duration) {
         self.reads = reads
         self.privacy = privacy
         let limit = messageLimit
-        cache = MicroCache(name: "walls", period: cachePeriod) { area in try await Self.load(area, reads: reads, privacy: privacy, limit: limit) }
+        cache = MicroCache(name: "walls", period: cachePeriod) { area in
+            try await Self.load(area, reads: reads, privacy: privacy, limit: limit, at: clock.now())
+        }
     }
 
     /// The wall's data, from the micro-cache; nil when the venue does not exist.
@@ -33,9 +37,9 @@ public struct WallService: Sendable {
         await cache.removeAll()
     }
 
-    static func load(_ area: WallReads.Area, reads: WallReads, privacy: PrivacyPolicy, limit: Int) async throws -> WallData? {
+    static func load(_ area: WallReads.Area, reads: WallReads, privacy: PrivacyPolicy, limit: Int, at now: Date) async throws -> WallData? {
         guard let found = try await reads.candidates(area, margin: privacy.selectionMargin) else { return nil }
-        var entries = privacy.publish(found.places)
+        var entries = privacy.publish(found.places, at: now)
         switch area {
         case let .circle(centre, radius):
             entries = entries.filter { Geodesic.wgs84.distance(from: centre, to: $0.position) <= radius }
