@@ -189,11 +189,13 @@ struct Serve: AsyncParsableCommand {
         let pool = DatabasePool(configuration: dbConfig, logger: logger)
         let (reads, replicaServices) = try database.readDatabase(primary: pool, connections: connections,
                                                                     maxLag: .milliseconds(Int(replicaMaxLag * 1000)), logger: logger)
+        let privacy = PrivacyPolicy(k: k, establishment: establishment, noiseKey: keyer.noiseKey)
         let monitor = DatabaseMonitor(client: dbConfig, logger: logger, recovered: pool.renew) { connection in
             try await migrator.migrate(on: connection, logger: logger)
+            try await HeldMessages.hold(privacy.holdsMessages, on: connection, logger: logger)
         }
         var settings = AppSettings()
-        settings.privacy = PrivacyPolicy(k: k, establishment: establishment, noiseKey: keyer.noiseKey)
+        settings.privacy = privacy
         settings.privacy.answerFloor = AnswerFloor(.milliseconds(answerFloor))
         settings.checkIn = policy
         settings.checkInWriters = writers

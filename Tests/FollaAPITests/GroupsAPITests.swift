@@ -1,6 +1,7 @@
 import FollaCore
 import FollaGeo
 import FollaTestSupport
+import FollaStore
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -38,6 +39,14 @@ extension AppFixture {
     /// (what a sweep does; advance the clock by `PrivacyPolicy.statsPeriod` for a new period).
     func snapshotStats() async throws {
         try await deps.presence.snapshotStats(bucket: PrivacyPolicy.statsBucket(at: clock.now()))
+    }
+
+    /// What a sweep does once the clock has passed the end of the current minute: shows the
+    /// messages held until then (`SQL/0026`, at k > 1). Moves the clock to 1 s past it.
+    func showHeldMessages() async throws {
+        let now = clock.now().timeIntervalSince1970
+        clock.advance(by: (now / 60).rounded(.down) * 60 + 61 - now)
+        try await HeldMessages(pool: deps.presence.pool, logger: TestCluster.logger).show(before: clock.now().floored(toMultipleOf: 60))
     }
 
     /// The id of the live place nearest `spot` (read from the database: answers do not say).

@@ -244,6 +244,10 @@ import Testing
             let unknown = try await report(max(hidden, shown) + 1_000)
             #expect(unknown.hasPrefix("404 "))
             #expect(try await report(hidden) == unknown)
+            // Held until its minute ends (SQL/0026), a message is not there yet for reports either.
+            #expect(try await report(shown) == unknown)
+            try await f.showHeldMessages()
+            #expect(try await report(hidden) == unknown)
             #expect(try await report(shown).hasPrefix("202 "))
         }
     }

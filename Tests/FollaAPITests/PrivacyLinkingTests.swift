@@ -1,5 +1,6 @@
 import FollaCore
 import FollaGeo
+import FollaStore
 import FollaTestSupport
 import Foundation
 import Hummingbird
@@ -148,6 +149,37 @@ import Testing
         }
     }
 
+    /// A message shows from the end of its minute (`SQL/0026`), not at its post: no group,
+    /// count, wall or report shows it before a sweep after the minute turns. Shown at once,
+    /// it appeared within a second of its post, and beside its place's count going up in the
+    /// same read it named its author among the people just arrived.
+    @Test func messagesShowWhenTheirMinuteEnds() async throws {
+        try await AppFixture.run(k: 3) { f in
+            let spot = at(0, 30)
+            try await f.crowd(spot, people: 3, startingAt: 1)
+            func shown() async throws -> [String] {
+                let g = try #require(try await groups(f, "radius=2000&messages=5").first)
+                let wall = try f.json(try await f.get("/v1/wall?lat=\(spot.latitude)&lon=\(spot.longitude)&radius=300"))
+                return ["\(g["message_count"] as? Int ?? -1)"] + (g["messages"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
+                    + (wall["messages"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
+            }
+            // 10 s into a minute.
+            let second = f.clock.now().timeIntervalSince1970.truncatingRemainder(dividingBy: 60)
+            f.clock.advance(by: 60 - second + 10)
+            let posted = try await f.postMessage(dev(2), "appena arrivata")
+            #expect(posted.status == .created)
+            let id = try #require(try f.json(posted)["id"] as? Int)
+            #expect(try await shown() == ["0"])
+            #expect(try await f.post("/v1/messages/\(id)/reports", #"{"device_id":"\#(dev(3))"}"#).status == .notFound)
+            // A sweep within the minute shows nothing.
+            f.clock.advance(by: 40)
+            try await HeldMessages(pool: f.deps.presence.pool, logger: TestCluster.logger).show(before: f.clock.now().floored(toMultipleOf: 60))
+            #expect(try await shown() == ["0"])
+            try await f.showHeldMessages()
+            #expect(try await shown() == ["1", "appena arrivata", "appena arrivata"])
+        }
+    }
+
     /// Invented ids from one network: the 31st new id in ten minutes is a 429 with
     /// Retry-After and writes nothing; a device already known is not limited.
     @Test func newDeviceIDsAreBudgetedPerNetwork() async throws {
@@ -171,6 +203,7 @@ import Testing
     @Test func freshIDsCanNeitherPostNorHide() async throws {
         try await AppFixture.run(k: 3) { f in
             try await f.crowd(at(0, 30), people: 3, startingAt: 1, message: "vero")
+            try await f.showHeldMessages()
             let message = try #require(try await groups(f, "radius=500&messages=1").first.flatMap { ($0["messages"] as? [[String: Any]])?.first })
             let messageID = try #require(message["id"] as? Int)
             for fake in 900..<903 {

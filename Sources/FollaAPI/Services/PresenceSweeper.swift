@@ -4,8 +4,8 @@ import Logging
 import Metrics
 import ServiceLifecycle
 
-/// Expires presence past its TTL, forgets devices past retention, deletes messages past
-/// theirs, emptied places nothing points to, spent budget windows and idempotency keys past
+/// Expires presence past its TTL, forgets devices past retention, shows held messages whose
+/// minute has ended, deletes messages past theirs, emptied places nothing points to, spent budget windows and idempotency keys past
 /// theirs, and per-device rate counters whose window ended, every `interval` (all counted
 /// as `retired` in the metrics).
 /// Safe to run in every server instance at once (the SQL skips rows another sweeper holds).
@@ -14,6 +14,7 @@ public struct PresenceSweeper: Service {
     let database: DatabaseMonitor
     let idempotency: IdempotencyStore
     let rates: DeviceRates
+    let held: HeldMessages
     let idempotencyRetention: Double
     let clock: any WallClock
     let interval: Duration
@@ -25,6 +26,7 @@ public struct PresenceSweeper: Service {
         self.presence = presence
         self.idempotency = IdempotencyStore(pool: presence.pool, logger: logger)
         self.rates = DeviceRates(pool: presence.pool, keyer: presence.keyer, logger: logger)
+        self.held = HeldMessages(pool: presence.pool, logger: logger)
         self.idempotencyRetention = idempotencyRetention
         self.database = database
         self.clock = clock
@@ -59,6 +61,9 @@ public struct PresenceSweeper: Service {
         // Every live place's stats snapshot for this period (the first sweep after the turn
         // of a period, or a new place's first).
         try await presence.snapshotStats(bucket: PrivacyPolicy.statsBucket(at: now))
+        // Held messages (SQL/0026) of the minutes that have ended: they appear now, at a
+        // time of the clock, whenever in their minute they were posted.
+        try await held.show(before: now.floored(toMultipleOf: 60))
         let retired = try await presence.retire(
             at: now, messageRetention: presence.policy.messageRetention, budgetWindow: budgetWindow)
             + idempotency.expire(at: now, retention: idempotencyRetention)

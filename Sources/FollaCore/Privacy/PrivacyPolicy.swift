@@ -70,6 +70,11 @@ public struct PrivacyPolicy: Sendable, Equatable {
         isOriginal ? date : date.floored(toMultipleOf: 60)
     }
 
+    /// Whether a message shows only from the end of its stored minute (`SQL/0026`, held
+    /// until a sweep after the minute turns) rather than at once: every k but the original's.
+    /// Shown at once, its appearance timed its post to the second, finer than its minute.
+    public var holdsMessages: Bool { !isOriginal }
+
     /// How far beyond an area the store must look for anchors: a published position can lie
     /// up to half a cell diagonal from its anchor (nothing at k = 1).
     public var selectionMargin: Double { isOriginal ? 0 : gridMetres }

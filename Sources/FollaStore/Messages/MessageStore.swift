@@ -57,10 +57,11 @@ public struct MessageStore: Sendable {
             .first?.decode(Int64.self)
     }
 
-    /// Admin hide/unhide; false when the message does not exist.
+    /// Admin hide/unhide; false when the message does not exist. Either way a held message
+    /// (`SQL/0026`) is held no longer: hidden, it stays hidden; shown, it shows now.
     public func setHidden(_ messageID: Int64, _ hidden: Bool) async throws -> Bool {
         try await !client.committed(
-            "UPDATE message SET hidden = \(hidden) WHERE id = \(messageID) RETURNING id", logger: logger).isEmpty
+            "UPDATE message SET hidden = \(hidden), held = false WHERE id = \(messageID) RETURNING id", logger: logger).isEmpty
     }
 
     /// A place's visible messages, newest first (`MessageRow.newestFirst`), after `before`
