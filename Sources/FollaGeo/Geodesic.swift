@@ -53,9 +53,12 @@ public struct Geodesic: Sendable {
     }
 
     /// Bearings in [0, 360): what a compass shows, rather than PROJ's (-180, 180].
+    /// An azimuth in [0, 360): never -0 (a point due north of the centre, or the centre
+    /// itself, read `-0.0` in answers) and never 360 (a tiny negative azimuth plus 360).
     static func normalizedBearing(_ azimuth: Double) -> Double {
         let b = azimuth.truncatingRemainder(dividingBy: 360)
-        return b < 0 ? b + 360 : b
+        let shifted = b < 0 ? b + 360 : b
+        return shifted >= 360 ? 0 : shifted + 0  // + 0 turns -0 into 0
     }
 
     static func normalizedLongitude(_ lon: Double) -> Double {

@@ -1,3 +1,4 @@
+import FollaCore
 import FollaGeo
 import PropertyBased
 import Testing
@@ -29,6 +30,21 @@ import Testing
     }
 
     /// The original's EPSG:32661 distances were about 17 % long at Bologna; ours must not be.
+    /// Bearings are in [0, 360) with no negative zero: a place due north, or at the centre
+    /// itself, answered `"bearing_deg": -0.0` (an outside fuzzer, session 23).
+    @Test func bearingsAreNeverNegativeZeroOr360() {
+        for centre in [Coordinate(latitude: 44.4938, longitude: 11.3430), Coordinate(latitude: -33.9, longitude: -18.4),
+                       Coordinate(latitude: 0, longitude: 0), Coordinate(latitude: -0.0, longitude: -0.0),
+                       Coordinate(latitude: 10, longitude: -179.99), Coordinate(latitude: -45, longitude: 180)] {
+            for to in [centre, Coordinate(latitude: centre.latitude + 0.01, longitude: centre.longitude),
+                       Coordinate(latitude: centre.latitude - 0.01, longitude: centre.longitude),
+                       Coordinate(latitude: centre.latitude, longitude: -centre.longitude)] {
+                let b = Geodesic.wgs84.inverse(from: centre, to: to).initialBearing
+                #expect(b >= 0 && b < 360 && b.sign == .plus, "\(centre) → \(to): \(b)")
+            }
+        }
+    }
+
     @Test func bolognaToFanoIsNotStereographic() {
         let d = geodesic.distance(
             from: Coordinate(latitude: 44.4938, longitude: 11.3430), to: Coordinate(latitude: 43.8436, longitude: 13.0175))
