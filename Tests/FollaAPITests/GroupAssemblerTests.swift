@@ -116,6 +116,32 @@ import Testing
 
     /// Beyond the plane's reach (a radius over 20 km) no group has bounds: every group is
     /// measured, and the answer is the reference's.
+    /// Entries at the same distance (cells have no id) answer in one order, whatever order
+    /// they come in: it came from the read model, where a touched cell moved to the end, and
+    /// an outside probe read a lone person's pings, hidden posts and 10 m sub-cell from it
+    /// (session 24).
+    @Test(arguments: [GroupQuery.Sort.distance, .people])
+    func tiedEntriesAnswerInOneOrder(sort: GroupQuery.Sort) throws {
+        let west = policy.coarsen(Coordinate(latitude: 44.4938, longitude: 11.3430))
+        let east = policy.coarsen(Geodesic.wgs84.destination(from: west, bearing: 90, distance: 130))
+        try #require(west.latitude == east.latitude && west.longitude != east.longitude)
+        let entries = policy.publish([west, east].enumerated().map { i, c in
+            LivePlace(id: Int64(i + 1), anchor: c, stats: PlaceStats(people: 1, reporters: 0, ageSum: 0, male: 0, female: 0),
+                      lastActivity: publishedAt, messageCount: 0)
+        }, at: publishedAt)
+        try #require(entries.count == 2 && entries.allSatisfy(\.isCell))
+        var query = GroupQuery(centre: Coordinate(latitude: west.latitude, longitude: (west.longitude + east.longitude) / 2))
+        query.sort = sort
+        let assembler = GroupAssembler(query: query, privacy: policy)
+        let one = try assembler.assemble(entries), other = try assembler.assemble(entries.reversed())
+        try #require(one.count == 2 && one[0].distance == one[1].distance, "\(one.map(\.distance))")
+        #expect(one.map(\.position) == other.map(\.position))
+        // The nearest one only: the same one either way.
+        query.limit = 1
+        #expect(try GroupAssembler(query: query, privacy: policy).assemble(entries).map(\.position)
+                == GroupAssembler(query: query, privacy: policy).assemble(entries.reversed()).map(\.position))
+    }
+
     @Test func groupsWithoutBoundsAreStillAnswered() throws {
         let centre = Coordinate(latitude: 44.4938, longitude: 11.343)
         let all = places(around: centre, count: 300, spread: 30_000, seed: 42)

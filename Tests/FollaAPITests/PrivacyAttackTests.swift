@@ -1,5 +1,6 @@
 import FollaCore
 import FollaGeo
+import FollaServices
 import FollaTestSupport
 import Foundation
 import Hummingbird
@@ -223,6 +224,46 @@ import Testing
                 for text in shown.keys { shown[text]?.append(body.contains(text)) }
             }
             #expect(shown["probe-joined"] == shown["probe-founded"], "\(shown)")
+        }
+    }
+
+    /// Two lone people's cells at the same distance from the centre answer in one order,
+    /// however their places are touched. The read model kept a touched cell at the end of its
+    /// square's entries, and cells (no id) tied on distance came out in that order: polling
+    /// at the exact midpoint, an outside probe (session 24) told when a lone person's place
+    /// was touched, so their pings to ~0.4 s and hidden posts to ~0.3 s, and with a probe id
+    /// that joined their place or founded its own, their 10 m sub-cell in 14–20 pings.
+    @Test func tiedCellsTellNoTouch() async throws {
+        try await AppFixture.run(k: 3) { f in
+            // Two neighbouring cells of one row, whose centres file under one square of the
+            // read model's grid (0.002°).
+            var west = f.deps.privacy.coarsen(Self.victim), east = west
+            for step in 0..<40 {
+                west = f.deps.privacy.coarsen(at(90, Double(step) * 40, from: Self.victim))
+                east = f.deps.privacy.coarsen(at(90, 110, from: west))
+                if Int((west.longitude / 0.002).rounded(.down)) == Int((east.longitude / 0.002).rounded(.down)) { break }
+            }
+            try #require(west.latitude == east.latitude && Int(west.longitude / 0.002) == Int(east.longitude / 0.002))
+            try await f.crowd(west, people: 1, startingAt: 1)
+            try await f.crowd(east, people: 1, startingAt: 2)
+            let direct = f.deps.groups
+            let model = GroupService(places: direct.places, messages: direct.messages, privacy: direct.privacy, clock: f.clock,
+                                     cachePeriod: .milliseconds(200))
+            var query = GroupQuery(centre: Coordinate(latitude: west.latitude, longitude: (west.longitude + east.longitude) / 2))
+            query.radius = 300
+            func order() async throws -> [Coordinate] {
+                try await Task.sleep(for: .milliseconds(250))
+                return try await model.groups(for: query).map(\.position)
+            }
+            let first = try await order()
+            try #require(first.count == 2 && Set(first) == [west, east])
+            let distances = try await model.groups(for: query).map(\.distance)
+            try #require(distances[0] == distances[1], "not tied: \(distances)")
+            // A fresh id joins each place in turn (its count of people changes, its row too).
+            for (probe, spot) in [(900, west), (901, east), (902, west)] {
+                #expect(try await checkIn(f, probe, spot).status == .ok)
+                #expect(try await order() == first, "touching the place at \(spot) moved it")
+            }
         }
     }
 
