@@ -26,19 +26,21 @@ import Testing
 
     /// Every published place within the radius, measured, in the order asked, first `limit`.
     func reference(_ query: GroupQuery, _ places: [LivePlace]) -> [(id: Int64?, distance: Double, bearing: Double, people: Int)] {
-        let rows = policy.publish(places, at: publishedAt).compactMap { p -> (id: Int64?, distance: Double, bearing: Double, people: Int)? in
+        let rows = policy.publish(places, at: publishedAt).compactMap { p -> (id: Int64?, distance: Double, bearing: Double, people: Int, at: Coordinate)? in
             let line = Geodesic.wgs84.inverse(from: query.centre, to: p.position)
             guard line.distance <= query.radius, query.admits(people: p.people) else { return nil }
-            return (p.id, line.distance, line.initialBearing, p.people)
+            return (p.id, line.distance, line.initialBearing, p.people, p.position)
         }
+        // Ties by position, south to north, then west to east.
         let sorted = rows.sorted { a, b in
             let ai = a.id ?? .max, bi = b.id ?? .max
+            let ap = (a.at.latitude, a.at.longitude), bp = (b.at.latitude, b.at.longitude)
             switch query.sort {
-            case .distance: return (a.distance, ai) < (b.distance, bi)
-            case .people: return (b.people, a.distance, ai) < (a.people, b.distance, bi)
+            case .distance: return (a.distance, ai, ap.0, ap.1) < (b.distance, bi, bp.0, bp.1)
+            case .people: return (b.people, a.distance, ai, ap.0, ap.1) < (a.people, b.distance, bi, bp.0, bp.1)
             }
         }
-        return Array(sorted.prefix(query.limit))
+        return sorted.prefix(query.limit).map { ($0.id, $0.distance, $0.bearing, $0.people) }
     }
 
     @Test(arguments: [GroupQuery.Sort.distance, .people])
@@ -114,8 +116,6 @@ import Testing
         }
     }
 
-    /// Beyond the plane's reach (a radius over 20 km) no group has bounds: every group is
-    /// measured, and the answer is the reference's.
     /// Entries at the same distance (cells have no id) answer in one order, whatever order
     /// they come in: it came from the read model, where a touched cell moved to the end, and
     /// an outside probe read a lone person's pings, hidden posts and 10 m sub-cell from it
@@ -142,6 +142,8 @@ import Testing
                 == GroupAssembler(query: query, privacy: policy).assemble(entries.reversed()).map(\.position))
     }
 
+    /// Beyond the plane's reach (a radius over 20 km) no group has bounds: every group is
+    /// measured, and the answer is the reference's.
     @Test func groupsWithoutBoundsAreStillAnswered() throws {
         let centre = Coordinate(latitude: 44.4938, longitude: 11.343)
         let all = places(around: centre, count: 300, spread: 30_000, seed: 42)

@@ -115,6 +115,7 @@ import Testing
     @Test func smallPlacesAreNotReadableByID() async throws {
         try await AppFixture.run(k: 3) { f in
             let id = try await f.crowd(Self.victim, people: 2, startingAt: 1, message: "ci sono")
+            try await f.showHeldMessages()
             #expect(try await f.get("/v1/places/\(id)").status == .notFound)
             #expect(try await f.get("/v1/places/\(id)/messages").status == .notFound)
             let legacy = try await f.post("/getMessage.php", "id=\(id)", contentType: "application/x-www-form-urlencoded")
@@ -213,6 +214,7 @@ import Testing
                 f.clock.advance(by: 10)
                 #expect(try await checkIn(f, device, away).status == .ok)
             }
+            try await f.showHeldMessages()
             var shown: [String: [Bool]] = ["probe-joined": [], "probe-founded": []]
             let reads = [
                 "/v1/groups?lat=\(cell.latitude)&lon=\(cell.longitude)&radius=200&messages=10",

@@ -80,6 +80,7 @@ import Testing
         try await AppFixture.run(k: 3) { f in
             let spot = at(10, 120)
             let id = try await f.crowd(spot, people: 1, startingAt: 1, message: "eccomi")
+            try await f.showHeldMessages()
             let g = try #require(try await groups(f, "radius=2000&messages=5").first)
             #expect(g["id"] is NSNull && (g["place_ids"] as? [Any])?.isEmpty == true)
             #expect((g["messages"] as? [[String: Any]])?.isEmpty == true && g["message_count"] as? Int == 0)
@@ -163,20 +164,28 @@ import Testing
                 return ["\(g["message_count"] as? Int ?? -1)"] + (g["messages"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
                     + (wall["messages"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
             }
+            func activity() async throws -> String { try #require(try await groups(f).first)["last_activity"] as? String ?? "none" }
             // 10 s into a minute.
             let second = f.clock.now().timeIntervalSince1970.truncatingRemainder(dividingBy: 60)
             f.clock.advance(by: 60 - second + 10)
+            let before = try await activity()
             let posted = try await f.postMessage(dev(2), "appena arrivata")
             #expect(posted.status == .created)
             let id = try #require(try f.json(posted)["id"] as? Int)
             #expect(try await shown() == ["0"])
             #expect(try await f.post("/v1/messages/\(id)/reports", #"{"device_id":"\#(dev(3))"}"#).status == .notFound)
+            // Nor does the place's last activity turn at the post, nor a page take it as cursor.
+            #expect(try await activity() == before)
+            let place = try await f.placeID(near: spot)
+            #expect(try await f.get("/v1/places/\(place)/messages?before=\(id)").status == .badRequest)
             // A sweep within the minute shows nothing.
             f.clock.advance(by: 40)
             try await HeldMessages(pool: f.deps.presence.pool, logger: TestCluster.logger).show(before: f.clock.now().floored(toMultipleOf: 60))
             #expect(try await shown() == ["0"])
             try await f.showHeldMessages()
             #expect(try await shown() == ["1", "appena arrivata", "appena arrivata"])
+            #expect(try await activity() != before)
+            #expect(try await f.get("/v1/places/\(place)/messages?before=\(id)").status == .ok)
         }
     }
 

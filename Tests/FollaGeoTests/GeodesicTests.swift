@@ -29,7 +29,6 @@ import Testing
         }
     }
 
-    /// The original's EPSG:32661 distances were about 17 % long at Bologna; ours must not be.
     /// Bearings are in [0, 360) with no negative zero: a place due north, or at the centre
     /// itself, answered `"bearing_deg": -0.0` (an outside fuzzer, session 23).
     @Test func bearingsAreNeverNegativeZeroOr360() {
@@ -45,6 +44,7 @@ import Testing
         }
     }
 
+    /// The original's EPSG:32661 distances were about 17 % long at Bologna; ours must not be.
     @Test func bolognaToFanoIsNotStereographic() {
         let d = geodesic.distance(
             from: Coordinate(latitude: 44.4938, longitude: 11.3430), to: Coordinate(latitude: 43.8436, longitude: 13.0175))

@@ -4,10 +4,10 @@ import Logging
 import Metrics
 import ServiceLifecycle
 
-/// Expires presence past its TTL, forgets devices past retention, shows held messages whose
-/// minute has ended, deletes messages past theirs, emptied places nothing points to, spent budget windows and idempotency keys past
-/// theirs, and per-device rate counters whose window ended, every `interval` (all counted
-/// as `retired` in the metrics).
+/// Shows held messages whose minute has ended, expires presence past its TTL, forgets
+/// devices past retention, deletes messages past theirs, emptied places nothing points to,
+/// spent budget windows and idempotency keys past theirs, and per-device rate counters whose
+/// window ended, every `interval` (the deletions all counted as `retired` in the metrics).
 /// Safe to run in every server instance at once (the SQL skips rows another sweeper holds).
 public struct PresenceSweeper: Service {
     let presence: PresenceStore
@@ -51,6 +51,10 @@ public struct PresenceSweeper: Service {
     /// One sweep (`run` repeats it every `interval`).
     package func sweep() async throws {
         let now = clock.now()
+        // First, so that no other step's failure holds them up: the held messages (SQL/0026)
+        // of the minutes that have ended appear now, at a time of the clock, whenever in
+        // their minute they were posted.
+        let shown = try await held.show(before: now.floored(toMultipleOf: 60))
         // Presence expires at whole minutes: expired at the first sweep after a lone person's
         // TTL ran out, their cell's count told their last ping to the sweep's interval (an
         // outside probe: to 1–2 s), finer than the minute the server keeps of any time. A TTL
@@ -61,15 +65,12 @@ public struct PresenceSweeper: Service {
         // Every live place's stats snapshot for this period (the first sweep after the turn
         // of a period, or a new place's first).
         try await presence.snapshotStats(bucket: PrivacyPolicy.statsBucket(at: now))
-        // Held messages (SQL/0026) of the minutes that have ended: they appear now, at a
-        // time of the clock, whenever in their minute they were posted.
-        try await held.show(before: now.floored(toMultipleOf: 60))
         let retired = try await presence.retire(
             at: now, messageRetention: presence.policy.messageRetention, budgetWindow: budgetWindow)
             + idempotency.expire(at: now, retention: idempotencyRetention)
             + rates.expire(at: now)
         Counter(label: "folla_sweeps_total").increment()
-        for (what, rows) in [("expired", expired), ("forgotten", forgotten), ("retired", retired)] where rows > 0 {
+        for (what, rows) in [("shown", shown), ("expired", expired), ("forgotten", forgotten), ("retired", retired)] where rows > 0 {
             Counter(label: "folla_swept_rows_total", dimensions: [("what", what)]).increment(by: rows)
         }
         if expired + forgotten + retired > 0 {

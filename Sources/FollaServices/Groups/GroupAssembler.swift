@@ -181,13 +181,12 @@ public struct GroupAssembler {
     }
 
     /// The indices of the groups answered, in order: the first `limit` by (distance, id) or by
-    /// (people descending, distance, id), exactly as if every distance were measured. Ties go
-    /// by position, so the order is a function of what is published and nothing else: cells
-    /// have no id, and two at the same distance (a centre halfway between them) came out in
-    /// the order of the read model, where a touched cell moved to the end. An outside probe
-    /// (session 24) read from that order when a lone person's place was touched (their pings
-    /// to ~0.4 s, hidden posts to ~0.3 s) and, with a probe that joined it or not, which 10 m
-    /// sub-cell they stood in.
+    /// (people descending, distance, id), exactly as if every distance were measured, then
+    /// by position (`Coordinate+Order`): cells have no id, and two at the same distance (a
+    /// centre halfway between them) came out in the read model's order, where a touched cell
+    /// moved to the end. An outside probe (session 24) read from it when a lone person's place
+    /// was touched (pings to ~0.4 s, hidden posts to ~0.3 s) and, with a probe id that joined
+    /// their place or founded its own, which 10 m sub-cell they stood in.
     ///
     /// By distance, only the groups that could be among the first `limit` are measured: those
     /// whose distance's lower bound is at most the `limit`-th smallest upper bound (every other
@@ -198,12 +197,12 @@ public struct GroupAssembler {
     private func answerOrder(of groups: [Candidate], disc: GeodesicDisc, line: (Int) -> GeodesicLine) -> [Int] {
         guard query.limit > 0 else { return [] }
         let id = { (i: Int) in groups[i].id ?? Int64.max }
-        /// Ties of distance and id (cells, coarsened clusters) by published position.
-        let tie = { (i: Int) in (groups[i].position.latitude, groups[i].position.longitude) }
         switch query.sort {
         case .people:
-            let keys = groups.indices.map { i in (index: i, people: groups[i].people, distance: line(i).distance, id: id(i), at: tie(i)) }
-            return keys.sorted { ($1.people, $0.distance, $0.id, $0.at.0, $0.at.1) < ($0.people, $1.distance, $1.id, $1.at.0, $1.at.1) }
+            let keys = groups.indices.map { i in
+                (index: i, people: groups[i].people, distance: line(i).distance, id: id(i), at: groups[i].position)
+            }
+            return keys.sorted { ($1.people, $0.distance, $0.id, $0.at) < ($0.people, $1.distance, $1.id, $1.at) }
                 .prefix(query.limit).map(\.index)
         case .distance:
             var candidates = Array(groups.indices)
@@ -215,9 +214,8 @@ public struct GroupAssembler {
                 let cut = uppers[query.limit - 1]
                 candidates = candidates.filter { bounds[$0].map { $0.lowerBound <= cut } ?? true }
             }
-            let keys = candidates.map { i in (index: i, distance: line(i).distance, id: id(i), at: tie(i)) }
-            return keys.sorted { ($0.distance, $0.id, $0.at.0, $0.at.1) < ($1.distance, $1.id, $1.at.0, $1.at.1) }
-                .prefix(query.limit).map(\.index)
+            let keys = candidates.map { i in (index: i, distance: line(i).distance, id: id(i), at: groups[i].position) }
+            return keys.sorted { ($0.distance, $0.id, $0.at) < ($1.distance, $1.id, $1.at) }.prefix(query.limit).map(\.index)
         }
     }
 

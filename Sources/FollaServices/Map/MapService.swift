@@ -55,11 +55,9 @@ public struct MapService: Sendable {
         let nodes = snapshot.index.nodes(zoom: viewport.zoom512, minX: west.x, minY: west.y, maxX: east.x, maxY: east.y)
         guard nodes.count <= Self.maxClusters else { throw .tooMany(nodes.count) }
         let zoom = min(viewport.zoom512, snapshot.index.maxZoom + 1)
-        // Ties (cells have no id) by position: the order depends on what is shown only.
-        return nodes.map { snapshot.cluster($0, zoom: zoom) }.sorted {
-            ($1.people, $0.clusterID ?? $0.placeID ?? 0, $0.position.latitude, $0.position.longitude)
-                < ($0.people, $1.clusterID ?? $1.placeID ?? 0, $1.position.latitude, $1.position.longitude)
-        }
+        // Ties (cells have no id) by position (`Coordinate+Order`), as every list.
+        return nodes.map { snapshot.cluster($0, zoom: zoom) }
+            .sorted { ($1.people, $0.clusterID ?? $0.placeID ?? .max, $0.position) < ($0.people, $1.clusterID ?? $1.placeID ?? .max, $1.position) }
     }
 
     /// What a cluster splits into one zoom deeper, and its expansion zoom; nil if no such

@@ -45,12 +45,10 @@ public struct WallSnapshot: Sendable, Equatable {
         people = data.entries.reduce(0) { $0 + $1.people }
         places = data.entries.count
         stats = privacy.stats(of: data.entries)
-        // Ties (cells have no id) by position: the order says nothing but what is shown (the
-        // entries come in the database's or the read model's order, which touches change).
-        busiest = data.entries.sorted {
-            ($1.people, $0.id ?? .max, $0.position.latitude, $0.position.longitude)
-                < ($0.people, $1.id ?? .max, $1.position.latitude, $1.position.longitude)
-        }.prefix(count).map { e in
+        // Ties (cells have no id) by position (`Coordinate+Order`): the entries come in the
+        // database's or the read model's order, which touches change.
+        let ranked = data.entries.sorted { ($1.people, $0.id ?? .max, $0.position) < ($0.people, $1.id ?? .max, $1.position) }
+        busiest = ranked.prefix(count).map { e in
             Spot(placeID: e.id, people: e.people, position: e.position, coarsened: e.isCell,
                  stats: e.isCell ? nil : privacy.stats(of: [e]))
         }

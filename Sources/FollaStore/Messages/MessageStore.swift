@@ -76,10 +76,12 @@ public struct MessageStore: Sendable {
     }
 
     /// The message shown as `id` in `place` (a page's cursor), hidden or not: a page read
-    /// before a message was hidden goes on from it. Nil when the place has no such message.
+    /// before a message was hidden goes on from it. Nil when the place has no such message,
+    /// or none yet: a held one (`SQL/0026`) was never on a page, and its poster, who knows
+    /// its id, would learn from it which place took it before anyone may read that.
     public func message(_ id: Int64, in place: Int64) async throws -> Message? {
         try await client.rows("""
-            SELECT \(unescaped: MessageRow.columns) FROM message WHERE id = \(id) AND place_id = \(place)
+            SELECT \(unescaped: MessageRow.columns) FROM message WHERE id = \(id) AND place_id = \(place) AND NOT held
             """, logger: logger).first.map(MessageRow.message)
     }
 }
