@@ -179,7 +179,7 @@ import Testing
     }
 
     /// A cell's shown activity turns when the clock enters a quarter hour
-    /// (`PrivacyPolicy.cellActivity`), with no change in the database: the model publishes
+    /// (`PrivacyPolicy.shownActivity`), with no change in the database: the model publishes
     /// its cells again then, and answers what a direct read does.
     @Test func cellsTurnTheirQuarterInTheModel() async throws {
         try await AppFixture.run(k: 3) { f in

@@ -115,38 +115,53 @@ import Testing
     }
 
     /// A cell's `last_activity` and its area wall's `updated_at` turn when the clock enters
-    /// a quarter hour, not at the first ping after it. Floored to the quarter of the newest
-    /// ping, they turned at that ping, and polling them every 0.5 s told a lone person's
-    /// ping time to ~0.2 s once per quarter (an outside probe, session 23).
-    @Test func aCellsActivityTellsNoPingTime() async throws {
+    /// a quarter hour, and a public place's when it enters a minute, not at the first ping
+    /// after it. Floored to the step of the newest ping, they turned at that ping: polling
+    /// told a lone person's ping time to ~0.2 s once per quarter (an outside probe, session
+    /// 23), and a public place's one member's ping, or a post, to ~0.1 s (session 24).
+    @Test func activityTellsNoPingTime() async throws {
         try await AppFixture.run(k: 3) { f in
-            let spot = at(0, 30)
+            let spot = at(0, 30), crowded = at(180, 600)
             try await f.crowd(spot, people: 1, startingAt: 1)
+            let place = try await f.crowd(crowded, people: 3, startingAt: 10)
+            // The lone person's cell (groups, area wall) and a public place (by id).
             func shown() async throws -> [String] {
-                let cell = try #require(try await groups(f).first)
+                let cell = try #require(try await groups(f, "radius=300").first)
                 let wall = try f.json(try await f.get("/v1/wall?lat=\(spot.latitude)&lon=\(spot.longitude)&radius=300"))
-                return [cell["last_activity"] as? String ?? "none", wall["updated_at"] as? String ?? "none"]
+                let public_ = try f.json(try await f.get("/v1/places/\(place)"))
+                return [cell["last_activity"] as? String ?? "none", wall["updated_at"] as? String ?? "none",
+                        public_["last_activity"] as? String ?? "none"]
             }
+            // Everyone pings, as phones do every 30 s (the public place's three included).
             func ping() async throws {
-                let r = try await f.post("/v1/checkins", #"{"device_id":"\#(dev(1))","lat":\#(spot.latitude),"lon":\#(spot.longitude)}"#)
-                #expect(r.status == .ok)
+                for (device, at) in [(1, spot), (10, crowded), (11, crowded), (12, crowded)] {
+                    let r = try await f.post("/v1/checkins", #"{"device_id":"\#(dev(device))","lat":\#(at.latitude),"lon":\#(at.longitude)}"#)
+                    #expect(r.status == .ok)
+                }
             }
-            // 10 s into the next quarter hour; the person has not pinged in it yet.
+            // Everyone pings 20 s before a quarter hour, and the answer is read 10 s after it,
+            // before anyone has pinged in the new quarter (and minute).
             let second = f.clock.now().timeIntervalSince1970.truncatingRemainder(dividingBy: 900)
-            f.clock.advance(by: 900 - second + 10)
+            f.clock.advance(by: 900 - second - 20)
+            try await ping()
+            f.clock.advance(by: 30)
             let before = try await shown()
             f.clock.advance(by: 10)
             try await ping()
-            #expect(try await shown() == before, "turned at the first ping of the quarter")
-            // The next quarter hour turns it, ping or not.
+            let after = try await shown()
+            #expect(after == before, "turned at the first ping of the quarter (and of the minute)")
+            // The next quarter hour turns the cell; the public place turns at the next minute,
+            // not at the pings within it.
             f.clock.advance(by: 900)
             try await ping()
             f.clock.advance(by: 10)
             let next = try await shown()
-            #expect(next != before)
+            #expect(next[0] != before[0] && next[1] != before[1])
             f.clock.advance(by: 20)
             try await ping()
             #expect(try await shown() == next)
+            f.clock.advance(by: 60)
+            #expect(try await shown()[2] != next[2], "the public place's minute turns with the clock, ping or not")
         }
     }
 
@@ -184,7 +199,8 @@ import Testing
             #expect(try await shown() == ["0"])
             try await f.showHeldMessages()
             #expect(try await shown() == ["1", "appena arrivata", "appena arrivata"])
-            #expect(try await activity() != before)
+            // A post is no activity, shown or not (a silent lone person's cell turned at it).
+            #expect(try await activity() == before)
             #expect(try await f.get("/v1/places/\(place)/messages?before=\(id)").status == .ok)
         }
     }

@@ -30,10 +30,11 @@ import Testing
         #expect(cell.lastActivity.timeIntervalSince1970.truncatingRemainder(dividingBy: 60) == 0)
     }
 
-    /// A cell's shown activity turns when the clock enters a quarter hour, never at a ping:
-    /// floored to its newest ping's quarter, it turned at the first ping after each quarter,
-    /// and polling told that ping's time to ~0.2 s (an outside probe, session 23).
-    @Test func aCellsActivityTurnsWithTheClockNotAtAPing() {
+    /// Shown activity turns when the clock enters a quarter hour (a cell) or a minute (a
+    /// place of k or more), never at a ping: floored to its newest ping's step, it turned at
+    /// the first ping after each, and polling told that ping's time to ~0.2 s (outside probes,
+    /// sessions 23 and 24).
+    @Test func activityTurnsWithTheClockNotAtAPing() {
         let quarter = 1_800_000_000.0  // a whole quarter hour
         func shown(lastPing: Double, at now: Double) -> Double {
             var p = place(1, bologna, people: 1)
@@ -48,12 +49,16 @@ import Testing
         #expect(shown(lastPing: quarter + 890, at: quarter + 900) == quarter)
         // Never later than the newest ping's own quarter: everyone silent for 20 minutes.
         #expect(shown(lastPing: quarter - 1200, at: quarter + 40) == quarter - 1800)
-        // Places of k or more show their minute, and k = 1 the ping itself.
+        // Places of k or more show at most the minute before the current one (their first
+        // ping of a minute turned it, session 24), and k = 1 the ping itself.
         var big = place(2, bologna, people: 3)
         big.lastActivity = Date(timeIntervalSince1970: quarter + 35)
-        #expect(policy.publish([big], at: Date(timeIntervalSince1970: quarter + 40))[0].lastActivity.timeIntervalSince1970 == quarter)
+        #expect(policy.publish([big], at: Date(timeIntervalSince1970: quarter + 40))[0].lastActivity.timeIntervalSince1970 == quarter - 60)
+        #expect(policy.publish([big], at: Date(timeIntervalSince1970: quarter + 60))[0].lastActivity.timeIntervalSince1970 == quarter)
         let original = PrivacyPolicy(k: 1)
         #expect(original.publish([big], at: Date(timeIntervalSince1970: quarter + 40))[0].lastActivity.timeIntervalSince1970 == quarter + 35)
+        big.lastActivity = Date(timeIntervalSince1970: quarter - 300)
+        #expect(policy.publish([big], at: Date(timeIntervalSince1970: quarter + 40))[0].lastActivity.timeIntervalSince1970 == quarter - 300)
     }
 
     @Test func bigPlacesShowTheFineGridNotTheAnchor() {

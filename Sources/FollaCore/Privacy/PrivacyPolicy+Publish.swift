@@ -9,8 +9,8 @@ extension PrivacyPolicy {
     /// sees only these positions, so probing with radius, ε or area edges finds cells.
     /// - Parameters:
     ///   - places: live places from the store.
-    ///   - now: the time of the answer: a cell's activity turns only at quarter hours of
-    ///     the clock (``cellActivity(newest:at:)``).
+    ///   - now: the time of the answer: shown activity turns only at minutes (places) and
+    ///     quarter hours (cells) of the clock (``shownActivity(newest:isCell:at:)``).
     public func publish(_ places: [LivePlace], at now: Date) -> [PublishedPlace] {
         var out: [PublishedPlace] = []
         out.reserveCapacity(places.count)
@@ -23,10 +23,10 @@ extension PrivacyPolicy {
                 let breakdown = publishedBreakdown(of: p)
                 out.append(PublishedPlace(
                     id: p.id, position: refine(p.anchor), isCell: false, people: p.stats.people,
-                    lastActivity: coarsen(p.lastActivity), messageCount: p.messageCount, sources: [p.id],
+                    lastActivity: shownActivity(newest: p.lastActivity, isCell: false, at: now), messageCount: p.messageCount, sources: [p.id],
                     raw: breakdown?.stats, mix: Self.noiseMix(breakdown?.mix ?? 0, cell: coarsen(p.anchor))))
             case let key?:
-                let active = cellActivity(newest: p.lastActivity, at: now)
+                let active = shownActivity(newest: p.lastActivity, isCell: true, at: now)
                 // A cell shows no messages. Shown while their small place lived, they were a
                 // membership oracle: an attacker's message posted where it pinged stayed after
                 // it left if it had joined someone's place, and vanished if it had founded its
@@ -46,22 +46,27 @@ extension PrivacyPolicy {
         return out
     }
 
-    /// The quarter hour a cell shows as its last activity.
+    /// The last activity an entry shows: the minute of its newest counted ping (a place of k
+    /// or more) or its quarter hour (a cell), but at most the step before the current one.
     ///
     /// A cell holding one person would show their ping rhythm to the minute: a quarter of an
-    /// hour is enough to say whether the spot is alive. Floored to the quarter of its newest
-    /// ping, though, the value turned at the first ping after each quarter, and polling it
-    /// every 0.5 s told that ping's time to ~0.2 s (an outside probe, session 23). So a cell
-    /// shows at most the quarter before the current one: the value turns when the clock
-    /// enters a quarter, whoever pings. A cell whose newest ping is older than that quarter
-    /// (everyone in it silent for over 15 minutes, within the presence TTL) shows its own.
+    /// hour is enough to say whether the spot is alive. Floored to its newest ping's step,
+    /// though, the value turned at the first ping after each step: polling a cell every 0.5 s
+    /// told that ping's time to ~0.2 s once a quarter (an outside probe, session 23), and a
+    /// public place's minute one member's ping, or a post, to ~0.1 s once a minute (session
+    /// 24). Capped at the previous step, the value turns when the clock enters a step,
+    /// whoever pings. An entry whose newest ping is older than the previous step's start
+    /// (a cell whose people have been silent 15–30 minutes or more, within the presence TTL)
+    /// shows its own, and its next ping turns it. Posts are no activity (`SQL/0026`).
     /// - Parameters:
-    ///   - newest: the newest counted ping among the cell's places.
+    ///   - newest: the newest counted ping among the entry's places.
+    ///   - isCell: whether the entry is a cell of small groups (quarter hours) or a place
+    ///     (minutes).
     ///   - now: the time of the answer.
-    public func cellActivity(newest: Date, at now: Date) -> Date {
+    public func shownActivity(newest: Date, isCell: Bool, at now: Date) -> Date {
         if isOriginal { return newest }
-        let quarter = Self.activityQuarter
-        return min(newest.floored(toMultipleOf: quarter), now.floored(toMultipleOf: quarter) - quarter)
+        let step = isCell ? Self.activityQuarter : 60
+        return min(newest.floored(toMultipleOf: step), now.floored(toMultipleOf: step) - step)
     }
 
     /// The granularity of a cell's shown activity, seconds.

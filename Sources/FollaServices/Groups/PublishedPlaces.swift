@@ -76,10 +76,10 @@ struct PublishedPlaces {
     /// The entries filed by cell: a read walks its cells and hashes nothing per entry.
     private(set) var cells: [Cell: Shown] = [:]
     private var filed: [PublishedKey: Cell] = [:]
-    /// The quarter hour the cells were last published in: a cell's shown activity turns at
-    /// quarter hours of the clock (`PrivacyPolicy.cellActivity`), so every cell is published
-    /// again when the clock enters a new one, whatever changed.
-    private var quarter: Date?
+    /// The minute the entries were last published in: shown activity turns at minutes and
+    /// quarter hours of the clock (`PrivacyPolicy.shownActivity`), so every entry is
+    /// published again when the clock enters a new minute, whatever changed.
+    private var minute: Date?
 
     /// - Parameters:
     ///   - privacy: what readers may see.
@@ -100,10 +100,10 @@ struct PublishedPlaces {
     ///   - now: the time of the look.
     mutating func apply(changed: [LivePlace], gone: [Int64], messages: [Int64: [Message]], at now: Date) {
         var touched: Set<PublishedKey> = []
-        let quarter = now.floored(toMultipleOf: PrivacyPolicy.activityQuarter)
-        if quarter != self.quarter {
-            self.quarter = quarter
-            touched.formUnion(small.keys)
+        let minute = now.floored(toMultipleOf: 60)
+        if minute != self.minute {
+            self.minute = minute
+            touched.formUnion(filed.keys)
         }
         func drop(_ id: Int64) {
             guard let old = live.removeValue(forKey: id), let key = privacy.publishedKey(of: old.place) else { return }
