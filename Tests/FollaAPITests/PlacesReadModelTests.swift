@@ -178,19 +178,20 @@ import Testing
         }
     }
 
-    /// A cell's shown activity turns when the clock enters a quarter hour
-    /// (`PrivacyPolicy.shownActivity`), with no change in the database: the model publishes
-    /// its cells again then, and answers what a direct read does.
-    @Test func cellsTurnTheirQuarterInTheModel() async throws {
+    /// A cell's shown activity turns when the clock enters a quarter hour, a public place's
+    /// when it enters a minute (`PrivacyPolicy.shownActivity`), with no change in the
+    /// database: the model stamps its entries again then, and answers what a direct read does.
+    @Test func entriesTurnTheirActivityInTheModel() async throws {
         try await AppFixture.run(k: 3) { f in
             try await f.crowd(centre, people: 1, startingAt: 1)
+            try await f.crowd(at(90, 200), people: 3, startingAt: 10)  // a public place: its minute turns too
             let direct = f.deps.groups
             let model = GroupService(places: direct.places, messages: direct.messages, privacy: direct.privacy, clock: f.clock, cachePeriod: Self.period)
             var query = GroupQuery(centre: centre)
             query.radius = 500
             let first = try await model.groups(for: query).map(Self.show)
             let read = try await direct.groups(for: query).map(Self.show)
-            #expect(first.count == 1 && first == read)
+            #expect(first.count == 2 && first == read)
             f.clock.advance(by: PrivacyPolicy.activityQuarter)
             try await Task.sleep(for: Self.period + .milliseconds(30))
             let turned = try await direct.groups(for: query).map(Self.show)

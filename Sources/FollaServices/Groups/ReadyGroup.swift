@@ -1,4 +1,5 @@
 import FollaCore
+import Foundation
 
 /// A published entry and its own group, built once when the read model publishes it
 /// (`PublishedPlaces`). A class: a groups answer takes a few hundred of them and answers a
@@ -15,5 +16,14 @@ final class ReadyGroup: Sendable {
         // Answers copy it and change only its distance, bearing and messages shown.
         group.encodings = EncodingMemo()
         self.group = group
+    }
+
+    /// The same entry and group showing `lastActivity` (the clock turned it), with nothing
+    /// encoded yet.
+    func stamped(_ lastActivity: Date) -> ReadyGroup {
+        var entry = entry, group = group
+        entry.lastActivity = lastActivity
+        group.lastActivity = lastActivity
+        return ReadyGroup(entry: entry, group: group)
     }
 }
