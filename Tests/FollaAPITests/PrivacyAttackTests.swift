@@ -269,6 +269,24 @@ import Testing
         }
     }
 
+    /// Whether places are public, judged for many at once (the message feed's read for a
+    /// minute's shown messages): any one of k or more makes it so, small or unknown ones do
+    /// not, and at k = 1 any place that exists.
+    @Test func manyPlacesAreJudgedPublicByOneRule() async throws {
+        try await AppFixture.run(k: 3) { f in
+            let small = Int64(try await f.crowd(Self.victim, people: 1, startingAt: 1))
+            let big = Int64(try await f.crowd(at(0, 900, from: Self.victim), people: 3, startingAt: 10))
+            let reads = f.deps.places, privacy = f.deps.privacy
+            #expect(try await !reads.anyPublic([], under: privacy))
+            #expect(try await !reads.anyPublic([small, 123_456], under: privacy))
+            #expect(try await reads.anyPublic([small, big], under: privacy))
+            let bigIsPublic = try await reads.isPublic(big, under: privacy), smallIsPublic = try await reads.isPublic(small, under: privacy)
+            #expect(bigIsPublic && !smallIsPublic)
+            #expect(try await reads.anyPublic([small], under: PrivacyPolicy(k: 1)))
+            #expect(try await !reads.anyPublic([123_456], under: PrivacyPolicy(k: 1)))
+        }
+    }
+
     /// A report answers for a message only as readers see it: one posted in a small place
     /// (which no read shows) is refused as an id that never was, in the same words. Before, it
     /// was reported like a visible one (202) while an unknown id was a 404, so an outside probe

@@ -10,8 +10,18 @@ extension PlaceReads {
     ///   - id: the place.
     ///   - privacy: the policy that decides.
     public func isPublic(_ id: Int64, under privacy: PrivacyPolicy) async throws -> Bool {
-        if privacy.isOriginal { return try await exists(id) }
-        guard let place = try await place(id: id) else { return false }
-        return privacy.isPublished(place)
+        try await anyPublic([id], under: privacy)
+    }
+
+    /// Whether any of these places has a public id under `privacy` (`isPublic`'s rule), in
+    /// one query: a burst of message changes (the held messages of a minute, shown together)
+    /// is judged at once, not one read each.
+    /// - Parameters:
+    ///   - ids: the places.
+    ///   - privacy: the policy that decides.
+    public func anyPublic(_ ids: [Int64], under privacy: PrivacyPolicy) async throws -> Bool {
+        let people = try await people(of: ids)
+        if privacy.isOriginal { return !people.isEmpty }
+        return people.values.contains { !privacy.isSmall(people: $0) }
     }
 }

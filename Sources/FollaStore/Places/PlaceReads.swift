@@ -57,6 +57,21 @@ public struct PlaceReads: Sendable {
         try await reads.run { try await !$0.rows("SELECT 1 FROM place WHERE id = \(id)", logger: logger).isEmpty }
     }
 
+    /// The established people of each of these places that exists (live or empty), in one
+    /// query: what decides whether they are public, for many at once.
+    public func people(of ids: [Int64]) async throws -> [Int64: Int] {
+        guard !ids.isEmpty else { return [:] }
+        let logger = logger
+        return try await reads.run { client in
+            var out: [Int64: Int] = [:]
+            for row in try await client.rows("SELECT id, counted FROM place WHERE id = ANY(\(ids)::bigint[])", logger: logger) {
+                let (id, counted) = try row.decode((Int64, Int).self)
+                out[id] = counted
+            }
+            return out
+        }
+    }
+
     /// The newest `perPlace` visible messages of each place, in one query (newest first).
     public func latestMessages(perPlace: Int, of placeIDs: [Int64]) async throws -> [Int64: [Message]] {
         guard perPlace > 0, !placeIDs.isEmpty else { return [:] }
