@@ -162,6 +162,13 @@ import Testing
             #expect(try await shown() == next)
             f.clock.advance(by: 60)
             #expect(try await shown()[2] != next[2], "the public place's minute turns with the clock, ping or not")
+            // Silent for a whole minute and more, then a ping: the same before it and after it
+            // (capped at the previous minute, it turned at that ping: session 24).
+            let now = f.clock.now().timeIntervalSince1970
+            f.clock.advance(by: (now / 60).rounded(.down) * 60 + 150 - now)
+            let silent = try await shown()
+            try await ping()
+            #expect(try await shown() == silent, "a ping after a silent minute turned it")
         }
     }
 

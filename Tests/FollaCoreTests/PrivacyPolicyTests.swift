@@ -36,29 +36,35 @@ import Testing
     /// sessions 23 and 24).
     @Test func activityTurnsWithTheClockNotAtAPing() {
         let quarter = 1_800_000_000.0  // a whole quarter hour
-        func shown(lastPing: Double, at now: Double) -> Double {
-            var p = place(1, bologna, people: 1)
+        /// A place's shown activity, its newest ping at `lastPing` and the one before at
+        /// `before` (what SQL/0027's trigger keeps for the step of `lastPing`).
+        func shown(people: Int = 1, lastPing: Double, before: Double? = nil, at now: Double, policy: PrivacyPolicy? = nil) -> Double {
+            var p = place(1, bologna, people: people)
             p.lastActivity = Date(timeIntervalSince1970: lastPing)
-            return policy.publish([p], at: Date(timeIntervalSince1970: now))[0].lastActivity.timeIntervalSince1970
+            let earlier = before.map { Date(timeIntervalSince1970: $0) }
+            p.activityBefore = ActivityBefore(minute: earlier, quarter: earlier)
+            return (policy ?? self.policy).publish([p], at: Date(timeIntervalSince1970: now))[0].lastActivity.timeIntervalSince1970
         }
         // Someone pinging every 30 s: 40 s into the quarter the first ping of the quarter
-        // comes at 20 s or at 35 s; either way the cell reads the same until the clock turns.
-        for lastPing in [quarter - 10, quarter + 20, quarter + 35] {
-            #expect(shown(lastPing: lastPing, at: quarter + 40) == quarter - 900, "last ping \(lastPing - quarter)")
+        // came at 20 s or at 35 s, or not yet; either way the cell reads the same until the
+        // clock turns.
+        #expect(shown(lastPing: quarter - 10, at: quarter + 40) == quarter - 900)
+        for lastPing in [quarter + 20, quarter + 35] {
+            #expect(shown(lastPing: lastPing, before: quarter - 10, at: quarter + 40) == quarter - 900, "last ping \(lastPing - quarter)")
         }
-        #expect(shown(lastPing: quarter + 890, at: quarter + 900) == quarter)
-        // Never later than the newest ping's own quarter: everyone silent for 20 minutes.
+        #expect(shown(lastPing: quarter + 890, before: quarter + 860, at: quarter + 900) == quarter)
+        // Everyone silent for 20 minutes, then a ping: the same before it and after it.
         #expect(shown(lastPing: quarter - 1200, at: quarter + 40) == quarter - 1800)
-        // Places of k or more show at most the minute before the current one (their first
-        // ping of a minute turned it, session 24), and k = 1 the ping itself.
-        var big = place(2, bologna, people: 3)
-        big.lastActivity = Date(timeIntervalSince1970: quarter + 35)
-        #expect(policy.publish([big], at: Date(timeIntervalSince1970: quarter + 40))[0].lastActivity.timeIntervalSince1970 == quarter - 60)
-        #expect(policy.publish([big], at: Date(timeIntervalSince1970: quarter + 60))[0].lastActivity.timeIntervalSince1970 == quarter)
-        let original = PrivacyPolicy(k: 1)
-        #expect(original.publish([big], at: Date(timeIntervalSince1970: quarter + 40))[0].lastActivity.timeIntervalSince1970 == quarter + 35)
-        big.lastActivity = Date(timeIntervalSince1970: quarter - 300)
-        #expect(policy.publish([big], at: Date(timeIntervalSince1970: quarter + 40))[0].lastActivity.timeIntervalSince1970 == quarter - 300)
+        #expect(shown(lastPing: quarter + 35, before: quarter - 1200, at: quarter + 40) == quarter - 1800)
+        // Places of k or more show the minute of their newest ping before the current minute.
+        #expect(shown(people: 3, lastPing: quarter + 35, before: quarter - 25, at: quarter + 40) == quarter - 60)
+        #expect(shown(people: 3, lastPing: quarter + 35, before: quarter - 25, at: quarter + 60) == quarter)
+        // Silent for five minutes, then a ping: the same before it and after it (capped at
+        // the previous minute instead, it turned at the ping: session 24).
+        #expect(shown(people: 3, lastPing: quarter - 300, at: quarter + 40) == quarter - 300)
+        #expect(shown(people: 3, lastPing: quarter + 35, before: quarter - 300, at: quarter + 40) == quarter - 300)
+        // k = 1 shows the ping itself.
+        #expect(shown(people: 3, lastPing: quarter + 35, before: quarter - 25, at: quarter + 40, policy: PrivacyPolicy(k: 1)) == quarter + 35)
     }
 
     @Test func bigPlacesShowTheFineGridNotTheAnchor() {

@@ -79,9 +79,12 @@ public struct LivePlace: Sendable, Equatable {
     /// The breakdown and mix as of the current stats period (`SQL/0024`): what is published
     /// unless k = 1; nil before the place's first snapshot.
     public var snapshot: StatsSnapshot?
+    /// The newest activity before `lastActivity`'s minute and quarter hour (`SQL/0027`):
+    /// what readers see while `lastActivity` is in the current step.
+    public var activityBefore: ActivityBefore
 
     public init(id: Int64, anchor: Coordinate, stats: PlaceStats, lastActivity: Date, messageCount: Int, mix: UInt64 = 0,
-                snapshot: StatsSnapshot? = nil) {
+                snapshot: StatsSnapshot? = nil, activityBefore: ActivityBefore = ActivityBefore()) {
         self.id = id
         self.anchor = anchor
         self.stats = stats
@@ -89,6 +92,7 @@ public struct LivePlace: Sendable, Equatable {
         self.messageCount = messageCount
         self.mix = mix
         self.snapshot = snapshot
+        self.activityBefore = activityBefore
     }
 }
 

@@ -23,10 +23,10 @@ extension PrivacyPolicy {
                 let breakdown = publishedBreakdown(of: p)
                 out.append(PublishedPlace(
                     id: p.id, position: refine(p.anchor), isCell: false, people: p.stats.people,
-                    lastActivity: shownActivity(newest: p.lastActivity, isCell: false, at: now), messageCount: p.messageCount, sources: [p.id],
+                    lastActivity: shownActivity(of: p, isCell: false, at: now), messageCount: p.messageCount, sources: [p.id],
                     raw: breakdown?.stats, mix: Self.noiseMix(breakdown?.mix ?? 0, cell: coarsen(p.anchor))))
             case let key?:
-                let active = shownActivity(newest: p.lastActivity, isCell: true, at: now)
+                let active = shownActivity(of: p, isCell: true, at: now)
                 // A cell shows no messages. Shown while their small place lived, they were a
                 // membership oracle: an attacker's message posted where it pinged stayed after
                 // it left if it had joined someone's place, and vanished if it had founded its
@@ -46,27 +46,32 @@ extension PrivacyPolicy {
         return out
     }
 
-    /// The last activity an entry shows: the minute of its newest counted ping (a place of k
-    /// or more) or its quarter hour (a cell), but at most the step before the current one.
+    /// The last activity a place shows (a cell: the latest of its places'): its newest
+    /// activity before the current minute (a place of k or more) or quarter hour (a cell),
+    /// to that step.
     ///
     /// A cell holding one person would show their ping rhythm to the minute: a quarter of an
     /// hour is enough to say whether the spot is alive. Floored to its newest ping's step,
     /// though, the value turned at the first ping after each step: polling a cell every 0.5 s
     /// told that ping's time to ~0.2 s once a quarter (an outside probe, session 23), and a
     /// public place's minute one member's ping, or a post, to ~0.1 s once a minute (session
-    /// 24). Capped at the previous step, the value turns when the clock enters a step,
-    /// whoever pings. An entry whose newest ping is older than the previous step's start
-    /// (a cell whose people have been silent 15–30 minutes or more, within the presence TTL)
-    /// shows its own, and its next ping turns it. Posts are no activity (`SQL/0026`).
+    /// 24). Capped at the previous step, it still turned at the next ping of a place silent
+    /// for a whole step (4 of 4 to ~0.2 s). Shown as the newest activity before the current
+    /// step (`ActivityBefore`, `SQL/0027`), it turns only when the clock enters a step,
+    /// whoever pings. Posts are no activity (`SQL/0026`).
     /// - Parameters:
-    ///   - newest: the newest counted ping among the entry's places.
-    ///   - isCell: whether the entry is a cell of small groups (quarter hours) or a place
+    ///   - place: the live place.
+    ///   - isCell: whether it shows in a cell of small groups (quarter hours) or on its own
     ///     (minutes).
     ///   - now: the time of the answer.
-    public func shownActivity(newest: Date, isCell: Bool, at now: Date) -> Date {
-        if isOriginal { return newest }
+    public func shownActivity(of place: LivePlace, isCell: Bool, at now: Date) -> Date {
+        if isOriginal { return place.lastActivity }
         let step = isCell ? Self.activityQuarter : 60
-        return min(newest.floored(toMultipleOf: step), now.floored(toMultipleOf: step) - step)
+        let newest = place.lastActivity
+        guard newest >= now.floored(toMultipleOf: step) else { return newest.floored(toMultipleOf: step) }
+        // Founded in this step, it had none before: it shows from now, as the place itself.
+        let before = (isCell ? place.activityBefore.quarter : place.activityBefore.minute) ?? newest
+        return before.floored(toMultipleOf: step)
     }
 
     /// The granularity of a cell's shown activity, seconds.

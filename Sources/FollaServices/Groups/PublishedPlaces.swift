@@ -135,17 +135,15 @@ struct PublishedPlaces {
     private mutating func restamp(at now: Date) {
         for (key, square) in filed {
             guard let ready = cells[square]?.group(for: key) else { continue }
-            let newest: Date?
+            let shown: Date?
             switch key {
             case let .place(id):
-                newest = live[id]?.place.lastActivity
+                shown = live[id].map { privacy.shownActivity(of: $0.place, isCell: false, at: now) }
             case .cell:
-                // The cell's shown activity is its places' latest (the rule is monotonic).
-                newest = small[key]?.compactMap { live[$0]?.place.lastActivity }.max()
+                // As `PrivacyPolicy.publish` stamps a cell: the latest of its places'.
+                shown = small[key]?.compactMap { live[$0].map { privacy.shownActivity(of: $0.place, isCell: true, at: now) } }.max()
             }
-            guard let newest else { continue }
-            let shown = privacy.shownActivity(newest: newest, isCell: ready.entry.isCell, at: now)
-            if shown != ready.entry.lastActivity { cells[square]?.set(key, ready.stamped(shown)) }
+            if let shown, shown != ready.entry.lastActivity { cells[square]?.set(key, ready.stamped(shown)) }
         }
     }
 
