@@ -52,11 +52,6 @@ public struct PlaceReads: Sendable {
             """).first
     }
 
-    /// Whether the place exists at all (live or empty).
-    public func exists(_ id: Int64) async throws -> Bool {
-        try await reads.run { try await !$0.rows("SELECT 1 FROM place WHERE id = \(id)", logger: logger).isEmpty }
-    }
-
     /// The established people of each of these places that exists (live or empty), in one
     /// query: what decides whether they are public, for many at once.
     public func people(of ids: [Int64]) async throws -> [Int64: Int] {
