@@ -21,4 +21,11 @@ import Testing
         #expect(result.output == "out\n")
         #expect(result.errors == "err\n")
     }
+
+    @Test func environmentAndDirectoryAreTheGivenOnes() async throws {
+        let result = try await ExternalProcess.run("/bin/sh", ["-c", "pwd; echo \"$FOLLA_PROBE\"; echo \"${HOME:-unset}\""],
+                                                   environment: ["FOLLA_PROBE": "given", "PATH": "/usr/bin:/bin"],
+                                                   directory: "/usr/share")
+        #expect(result.output == "/usr/share\ngiven\nunset\n", "\(result.output)")
+    }
 }
