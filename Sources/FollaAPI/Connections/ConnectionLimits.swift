@@ -33,9 +33,12 @@ public struct ConnectionLimits: Sendable {
         let decoder = HTTP1Channel.Configuration.DecoderConfiguration(
             maxHeaderFieldSize: 2 * maxHeadBytes, maxHeaderListSize: 2 * maxHeadBytes, maxHeaderFieldCount: 1000)
         let limits = self
-        return .http1(configuration: .init(
+        let configuration = HTTP1Channel.Configuration(
             additionalChannelHandlers: [RequestHeadMarker(limits: limits)],
-            idleTimeout: .init(idleTimeout), httpDecoderConfiguration: decoder))
+            idleTimeout: .init(idleTimeout), httpDecoderConfiguration: decoder)
+        return HTTPServerBuilder { responder in
+            OnItsEventLoop(inner: HTTP1Channel(responder: responder, configuration: configuration))
+        }
     }
 
     /// The cap on open connections, for `ApplicationConfiguration`.
