@@ -130,7 +130,7 @@ import Testing
     }
 
     /// A probe's ping that founds a place, joins the lone victim's, stays, is refused, or
-    /// checks out answers no sooner than the floor: its timing is the floor's, not what it
+    /// checks out, and its post to wherever it is, answer no sooner than the floor: its timing is the floor's, not what it
     /// found. (An outside attack timed founding against joining, ~0.25 ms apart, and found a
     /// lone person to 5 m with one fresh id.) At k = 1 the answer names the place: no floor.
     @Test func writesTakeTheFloorWhateverTheyFind() async throws {
@@ -142,6 +142,9 @@ import Testing
                 ("founding", { try await checkIn(f, probe, at(90, 60, from: Self.victim)) }),
                 ("joining", { try await checkIn(f, probe + 1, Self.victim) }),
                 ("staying", { try await checkIn(f, probe + 1, Self.victim) }),
+                // A post locks its place's row: its wait told of others' pings there.
+                ("posting", { try await f.post("/v1/messages", #"{"device_id":"\#(dev(probe + 1))","text":"ciao"}"#) }),
+                ("posting nowhere", { try await f.post("/v1/messages", #"{"device_id":"\#(dev(probe + 2))","text":"ciao"}"#) }),
                 ("refused", { try await checkIn(f, probe + 1, at(0, 50_000, from: Self.victim)) }),
                 ("leaving", { try await f.client.execute(uri: "/v1/devices/\(dev(probe + 1))", method: .delete) }),
                 ("unknown", { try await f.client.execute(uri: "/v1/devices/\(dev(probe + 2))", method: .delete) }),

@@ -8,7 +8,9 @@ struct MessageRoutes {
     let deps: AppDependencies
 
     func register(on groups: RouteGroups) {
-        groups.queryFree.post("messages") { request, _ in
+        // Held: a post locks its place's row, so its wait told of others' pings there (and a
+        // post from nowhere answered sooner than one from somewhere).
+        groups.heldQueryFree.post("messages") { request, _ in
             var request = request
             let fields = try await request.decodeFields(limit: deps.limits.maxBodyBytes)
             try fields.rejectUnknown(allowed: ["device_id", "text"])
