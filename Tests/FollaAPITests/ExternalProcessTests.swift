@@ -28,4 +28,21 @@ import Testing
                                                    directory: "/usr/share")
         #expect(result.output == "/usr/share\ngiven\nunset\n", "\(result.output)")
     }
+
+    /// A background program's output reaches its file, and SIGTERM ends it (the program
+    /// inherits this process's ignored SIGTERM unless `env --default-signal` resets it: then
+    /// only the SIGKILL after the wait would end it, status 9).
+    @Test func aRunningProgramLogsAndEndsOnSIGTERM() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("running-\(UUID().uuidString).txt").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let program = try RunningProgram("/bin/sh", ["-c", "echo started; echo oops >&2; exec sleep 37.5"], outputFile: file)
+        let end = ContinuousClock.now + .seconds(20)
+        while !((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").contains("oops") && ContinuousClock.now < end {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(program.isRunning)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "started\noops\n")
+        #expect(await program.stop(within: 10) == SIGTERM)
+        #expect(!program.isRunning)
+    }
 }

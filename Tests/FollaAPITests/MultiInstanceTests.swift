@@ -324,35 +324,24 @@ import Testing
     }
 }
 
-/// `curl -N` on an event stream, its text collected as it arrives.
-final class EventStreamReader: @unchecked Sendable {
-    private let process = Process()
-    private let lock = NSLock()
-    private var collected = ""
+/// `curl -N` on an event stream, its text collected (in a file) as it arrives.
+final class EventStreamReader: Sendable {
+    private let program: RunningProgram
+    private let file: URL
 
     /// - Parameter seconds: how long it reads at most (curl's `-m`).
     init(url: String, seconds: Int = 60) throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-sN", "-m", "\(seconds)", url]
-        let out = Pipe.closedOnExec()
-        process.standardOutput = out
-        try process.run()
-        let handle = out.fileHandleForReading
-        // A thread of its own: neither a task's nor Dispatch's, which on Linux are the same
-        // pool of two (see DedicatedThread).
-        Thread { [weak self] in
-            while true {
-                let data = handle.availableData
-                if data.isEmpty { return }
-                guard let self else { return }
-                self.lock.withLock { self.collected += String(decoding: data, as: UTF8.self) }
-            }
-        }.start()
+        file = FileManager.default.temporaryDirectory.appendingPathComponent("folla-events-\(UUID().uuidString).txt")
+        program = try RunningProgram("/usr/bin/curl", ["-sN", "-m", "\(seconds)", url], outputFile: file.path)
     }
 
-    var text: String { lock.withLock { collected } }
+    var text: String { (try? String(contentsOf: file, encoding: .utf8)) ?? "" }
 
     func stop() {
-        if process.isRunning { process.terminate() }
+        Task { [program] in await program.stop(within: 5) }
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: file)
     }
 }

@@ -1,3 +1,4 @@
+import FollaTestSupport
 import Foundation
 
 /// One run of a headless-Chromium page check (`Tests/Browser/*_check.py`) against a live
@@ -8,7 +9,7 @@ final class PageCheck: @unchecked Sendable {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    let process = Process()
+    private var program: RunningProgram?
     /// Where the script writes its result, screenshots and Chromium's profile (emptied first).
     let out: URL
 
@@ -25,17 +26,14 @@ final class PageCheck: @unchecked Sendable {
         // Under `timeout`, which runs the script in a process group of its own and ends the
         // whole group (Chromium with it) after 7 minutes, or at once when terminated: a test
         // cancelled at its time limit used to leave python and Chromium running.
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["--default-signal", "/usr/bin/timeout", "--kill-after=5", "420s", "/usr/bin/python3",
-                             Self.root.appendingPathComponent("Tests/Browser/\(script)").path] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let program = try RunningProgram("/usr/bin/timeout", ["--kill-after=5", "420s", "/usr/bin/python3",
+                                                            Self.root.appendingPathComponent("Tests/Browser/\(script)").path] + arguments)
+        self.program = program
         // For as long as the script runs (the test's time limit bounds it): a busy CI box
         // can take minutes over it, and stopping the server early would fail every check left.
         let stop = out.appendingPathComponent("stop-server").path
         try await untilCancelled {
-            while !FileManager.default.fileExists(atPath: stop) && process.isRunning {
+            while !FileManager.default.fileExists(atPath: stop) && program.isRunning {
                 try await Task.sleep(for: .milliseconds(200))
             }
         }
@@ -46,7 +44,7 @@ final class PageCheck: @unchecked Sendable {
         do {
             try await body()
         } catch {
-            if process.isRunning { process.terminate() }
+            if let program { await program.stop(within: 10) }
             throw error
         }
     }
@@ -55,9 +53,9 @@ final class PageCheck: @unchecked Sendable {
     func results() async throws -> [[String: Any]] {
         _ = FileManager.default.createFile(atPath: out.appendingPathComponent("server-stopped").path, contents: Data("ok".utf8))
         try await untilCancelled {
-            for _ in 0..<600 where process.isRunning { try await Task.sleep(for: .milliseconds(200)) }
+            for _ in 0..<600 where program?.isRunning == true { try await Task.sleep(for: .milliseconds(200)) }
         }
-        if process.isRunning { process.terminate() }
+        if let program, program.isRunning { await program.stop(within: 10) }
         let result = try Data(contentsOf: out.appendingPathComponent("result.json"))
         return try JSONSerialization.jsonObject(with: result) as? [[String: Any]] ?? []
     }

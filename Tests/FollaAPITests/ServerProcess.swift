@@ -8,21 +8,17 @@ final class ServerProcess: @unchecked Sendable {
     static let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent(".build/debug/folla").path
 
-    let process = Process()
+    let program: RunningProgram
     let logFile: URL
 
     /// Starts `folla serve` with `arguments` on a free port (`--port 0`).
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("folla-serve-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        let log = try FileHandle(forWritingTo: logFile)
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["serve", "--port", "0"] + arguments
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FOLLA_") }
-            .merging(environment) { $1 }
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
+        program = try RunningProgram(
+            Self.binary, ["serve", "--port", "0"] + arguments,
+            environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FOLLA_") }.merging(environment) { $1 },
+            outputFile: logFile.path)
     }
 
     var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
@@ -35,29 +31,19 @@ final class ServerProcess: @unchecked Sendable {
                let port = Int(log[range].split(separator: ":").last ?? "") {
                 return port
             }
-            guard process.isRunning else { break }
+            guard program.isRunning else { break }
             try await Task.sleep(for: .milliseconds(50))
         }
-        throw ServerProcessError(message: "the server did not bind:\n\(log)")
+        throw ServerProcessError(message: "the server did not bind: \(program.failure ?? "")\n\(log)")
     }
 
-    /// SIGTERM, then waits (on a thread of its own) up to 30 s before SIGKILL. Returns the exit status.
+    /// SIGTERM, then up to 30 s before SIGKILL. Returns the exit status.
     @discardableResult
     func stop() async -> Int32 {
-        guard process.isRunning else { return process.terminationStatus }
-        process.terminate()
-        let process = self.process
-        return await DedicatedThread.run {
-            let end = Date().addingTimeInterval(30)
-            while process.isRunning && Date() < end { usleep(50_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-            return process.terminationStatus
-        }
+        await program.stop(within: 30)
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(at: logFile)
     }
 }
