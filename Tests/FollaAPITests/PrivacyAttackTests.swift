@@ -195,6 +195,22 @@ import Testing
         }
     }
 
+    /// A tile's time says nothing of whether anyone viewed it in the last second (outside
+    /// probe, session 25: a cached tile answered in 1-2 ms, a fresh one in 2-7 ms, and a poller
+    /// told them apart 60 times of 60).
+    @Test func tilesTakeTheFloorCachedOrNot() async throws {
+        let floor = Duration.milliseconds(400)
+        try await AppFixture.run(k: 3, answerFloor: floor) { f in
+            try await f.crowd(Self.victim, people: 3, startingAt: 1)
+            let tile = "/v1/tiles/18/139356/95210.mvt"
+            for what in ["fresh", "cached"] {
+                let start = ContinuousClock.now
+                #expect(try await f.get(tile).status == .ok)
+                #expect(ContinuousClock.now - start >= floor, "a \(what) tile answered before the floor")
+            }
+        }
+    }
+
     /// Whether a message outlives its poster's departure says nothing of whom the poster
     /// joined. An outside attack (session 21) pinged with one established device at a probe
     /// point in a lone person's cell, posted, left, and read the cell: its message stayed if
