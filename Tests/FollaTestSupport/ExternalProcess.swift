@@ -50,6 +50,6 @@ public enum ExternalProcess {
         case .exited(let code): status = code
         case .signaled(let signal): status = 128 + signal
         }
-        return Result(status: status, output: result.standardOutput ?? "", errors: result.standardError ?? "")
+        return Result(status: status, output: result.standardOutput, errors: result.standardError)
     }
 }
