@@ -195,6 +195,22 @@ import Testing
         }
     }
 
+    /// Near the antimeridian the groups read goes to the database, which fetches anchors
+    /// within the radius plus a margin before dropping what publishes outside: its time told
+    /// whether a lone person's anchor lay in the margin (outside probe, session 25: their 10 m
+    /// sub-row found by ~8 000 timed empty answers). Now held to the floor, found or not.
+    @Test func groupsReadFromTheDatabaseTakeTheFloor() async throws {
+        let floor = Duration.milliseconds(400)
+        try await AppFixture.run(k: 3, answerFloor: floor) { f in
+            try await f.crowd(Coordinate(latitude: -16.737, longitude: 179.99997), people: 1, startingAt: 1)
+            for lon in [179.9991, 179.9999, -179.9995] {
+                let start = ContinuousClock.now
+                #expect(try await f.get("/v1/groups?lat=-16.737&lon=\(lon)&radius=15").status == .ok)
+                #expect(ContinuousClock.now - start >= floor, "groups at \(lon) answered before the floor")
+            }
+        }
+    }
+
     /// A tile's time says nothing of whether anyone viewed it in the last second (outside
     /// probe, session 25: a cached tile answered in 1-2 ms, a fresh one in 2-7 ms, and a poller
     /// told them apart 60 times of 60).

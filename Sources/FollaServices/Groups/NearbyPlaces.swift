@@ -57,7 +57,14 @@ struct NearbyPlaces: Sendable {
             return snapshot
         }
         // Live places by anchor: a cell's entry shows at its centre, up to a cell from them.
-        let places = try await reads.nearby(query.centre, radius: query.radius + privacy.selectionMargin)
-        return Snapshot(found: .entries(privacy.publish(places, at: clock.now())), messages: nil)
+        // Held to the answer floor: the read fetches anchors within the radius plus that
+        // margin and drops what publishes outside, so an empty answer's time told whether a
+        // small place's anchor lay in the margin (outside probe, session 25: near the
+        // antimeridian, a lone person's 10 m sub-row found by ~8 000 timed reads). The
+        // model's path reads no anchor.
+        return try await privacy.timingFloor.hold {
+            let places = try await reads.nearby(query.centre, radius: query.radius + privacy.selectionMargin)
+            return Snapshot(found: .entries(privacy.publish(places, at: clock.now())), messages: nil)
+        }
     }
 }
