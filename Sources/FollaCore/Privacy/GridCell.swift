@@ -4,7 +4,8 @@ import Foundation
 /// and column, its height and width in degrees, and its centre.
 ///
 /// Cells are `metres` tall; their width in degrees of longitude follows the cell row's
-/// centre latitude, so they stay near-square. The arithmetic lives here once, for `snap` and
+/// centre latitude, so they stay near-square: the row's 360° cut into as many equal columns
+/// as fit at least `metres` wide. The arithmetic lives here once, for `snap` and
 /// for `anchor(of:grids:)`; SQL's `folla_snap` and `folla_anchor` repeat it operation for
 /// operation (JoinPrivacyTests holds them equal to the bit).
 public struct GridCell: Sendable {
@@ -25,8 +26,15 @@ public struct GridCell: Sendable {
         latStep = metres / metresPerDegree
         row = (c.latitude / latStep).rounded(.down)
         centreLatitude = min(90, max(-90, (row + 0.5) * latStep))
-        lonStep = min(360, metres / (metresPerDegree * max(cos(centreLatitude * .pi / 180), 1e-6)))
-        column = ((c.longitude + 180) / lonStep).rounded(.down)
+        // A whole number of columns per row (SQL/0028): with the width `metres` asked for,
+        // the row's last column, at the antimeridian, was what was left of 360°, anywhere
+        // from 0 to 100 m wide (a thin wedge at a pole), and its centre, past 180°, named it:
+        // a lone person in it was placed within that strip (outside probe, session 25: 6.5 m
+        // off Fiji). Now every column of a row is as wide, and at least `metres`.
+        let asked = min(360, metres / (metresPerDegree * max(cos(centreLatitude * .pi / 180), 1e-6)))
+        let columns = max(1, (360 / asked).rounded(.down))
+        lonStep = 360 / columns
+        column = min(columns - 1, ((c.longitude + 180) / lonStep).rounded(.down))
     }
 
     /// The centre.
@@ -34,6 +42,7 @@ public struct GridCell: Sendable {
         Coordinate(latitude: centreLatitude, longitude: Self.wrapped((column + 0.5) * lonStep - 180))
     }
 
-    /// A longitude past 180° (the last column's centre, which may lie beyond the edge) on the other side.
+    /// A longitude past 180° on the other side (no centre lies past it since SQL/0028; kept
+    /// for points computed from a column and an offset).
     static func wrapped(_ lon: Double) -> Double { lon > 180 ? lon - 360 : lon }
 }
