@@ -42,7 +42,7 @@ public enum ExternalProcess {
                        executable] + arguments
         let result = try await Subprocess.run(
             .path("/usr/bin/env"), arguments: Arguments(wrapped),
-            environment: environment.map { .custom(Dictionary(uniqueKeysWithValues: $0.map { (Environment.Key(stringLiteral: $0.key), $0.value) })) } ?? .inherit,
+            environment: Self.environment(environment),
             workingDirectory: directory.map { FilePath($0) },
             output: .string(limit: outputLimit), error: .string(limit: outputLimit))
         let status: Int32
@@ -51,5 +51,11 @@ public enum ExternalProcess {
         case .signaled(let signal): status = 128 + signal
         }
         return Result(status: status, output: result.standardOutput, errors: result.standardError)
+    }
+
+    /// `environment` as swift-subprocess takes it: the whole environment, or nil to inherit.
+    static func environment(_ environment: [String: String]?) -> Environment {
+        environment.map { .custom(Dictionary(uniqueKeysWithValues: $0.map { (Environment.Key(stringLiteral: $0.key), $0.value) })) }
+            ?? .inherit
     }
 }

@@ -52,9 +52,7 @@ public final class RunningProgram: Sendable {
         }
         let output = try open(), errors = try open()
         let shared = self.shared
-        let env: Environment = environment.map {
-            .custom(Dictionary(uniqueKeysWithValues: $0.map { (Environment.Key(stringLiteral: $0.key), $0.value) }))
-        } ?? .inherit
+        let env = ExternalProcess.environment(environment)
         let arguments = Arguments(["--default-signal", executable] + arguments)
         run = Task {
             do {

@@ -140,10 +140,21 @@ struct PublishedPlaces {
             case let .place(id):
                 shown = live[id].map { privacy.shownActivity(of: $0.place, isCell: false, at: now) }
             case .cell:
-                // As `PrivacyPolicy.publish` stamps a cell: the latest of its places'.
-                shown = small[key]?.compactMap { live[$0].map { privacy.shownActivity(of: $0.place, isCell: true, at: now) } }.max()
+                // The cell's entry as `PrivacyPolicy.publish` stamps it (without its group).
+                shown = privacy.publish(places(of: key), at: now).first?.lastActivity
             }
             if let shown, shown != ready.entry.lastActivity { cells[square]?.set(key, ready.stamped(shown)) }
+        }
+    }
+
+    /// The live places `key` stands for.
+    private func places(of key: PublishedKey) -> [LivePlace] {
+        switch key {
+        case let .place(id):
+            // Gone, or now under k (filed under its cell's key instead).
+            live[id].map { [$0.place] }?.filter { privacy.publishedKey(of: $0) == key } ?? []
+        case .cell:
+            (small[key]?.sorted() ?? []).compactMap { live[$0]?.place }
         }
     }
 
@@ -153,16 +164,8 @@ struct PublishedPlaces {
             cells[cell]?.remove(key)
             if cells[cell]?.isEmpty == true { cells[cell] = nil }
         }
-        let places: [LivePlace]
-        switch key {
-        case let .place(id):
-            // Gone, or now under k (filed under its cell's key instead).
-            places = live[id].map { [$0.place] }?.filter { privacy.publishedKey(of: $0) == key } ?? []
-        case .cell:
-            places = (small[key]?.sorted() ?? []).compactMap { live[$0]?.place }
-        }
         // One key's places publish as one entry.
-        guard let entry = privacy.publish(places, at: now).first else { return }
+        guard let entry = privacy.publish(places(of: key), at: now).first else { return }
         let single = GroupAssembler.single(entry, privacy: privacy).inlining(messages, of: { live[$0]?.messages }, privacy: privacy)
         let cell = Cell(entry.position)
         filed[key] = cell
