@@ -23,7 +23,16 @@ import Testing
                 kill(try #require(pg.runningPID()), SIGQUIT)
                 while pg.runningPID() != nil { try await Task.sleep(for: .milliseconds(20)) }
                 let answer = IdempotencyStore.Answer(status: 201, contentType: "application/json", body: Array(#"{"id":7}"#.utf8))
-                await store.complete(key, request: request, with: answer)
+                // As the server's database gate does for a request caught by an outage, the
+                // recording is cancelled if it waits: when the pool had already seen its
+                // connection close, the write waited for a new one, which only the restart
+                // below could give (a ci-local run hung here for the whole time limit).
+                await withTaskGroup(of: Void.self) { recording in
+                    recording.addTask { await store.complete(key, request: request, with: answer) }
+                    recording.addTask { try? await Task.sleep(for: .seconds(3)) }
+                    await recording.next()
+                    recording.cancelAll()
+                }
                 #expect(try await store.reserve(key, request: request, at: Date()) == .replay(answer))
                 #expect(try await store.reserve(key, request: [UInt8](repeating: 9, count: 32), at: Date()) == .mismatch)
                 try await pg.start()
