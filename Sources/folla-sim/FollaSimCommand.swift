@@ -92,8 +92,10 @@ struct FollaSimCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("\n".utf8))
             var summary = RunSummary(scenario: scenario, elapsed: elapsed, book: runner.book.snapshot(), intended: ended.intendedActions)
             let client = FollaClient(http: http, phones: ended.phones)
-            // Let in-flight pings settle, and the server's groups cache (1 s by default) expire.
-            if verify { try await Task.sleep(for: .milliseconds(1600)) }
+            // Let in-flight pings settle, the server show the counts they moved (at k > 1, from
+            // the first sweep of the next minute) and its groups cache (1 s by default) expire.
+            let settle = verify ? SimVerify.settle(after: Date(), k: minGroupSize) : 0
+            if settle > 0 { try await Task.sleep(for: .seconds(settle)) }
             // The server's own account of the run, before the verification's queries.
             if let before, let after = await ServerCounts.scrape(instances, via: http, adminToken: operatorToken) {
                 summary.server = after.since(before)
@@ -110,12 +112,12 @@ struct FollaSimCommand: AsyncParsableCommand {
             }
             summary.groupsSample = SimVerify.mapPoints(groups)
             if verify && !groups.isEmpty {
-                let v = SimVerify.compare(scenario, groups: groups, truth: runner.truth, at: elapsed, k: minGroupSize)
+                let v = SimVerify.compare(scenario, groups: groups, truth: runner.truth, at: elapsed + settle, k: minGroupSize)
                 summary.verification = v.rows.map { .init(hotspot: $0.hotspot, expected: $0.expected, uncertain: $0.uncertain, server: $0.server, ok: $0.ok) }
                 summary.verified = v.passed
                 // Every answer the simulator received was counted by the server.
                 if let counted = summary.server?.totalRequests, counted < Double(summary.answered) { summary.verified = false }
-                summary.privacyCost = PrivacyCost.measure(groups: Array(groups.values.joined()), truth: runner.truth, at: elapsed)
+                summary.privacyCost = PrivacyCost.measure(groups: Array(groups.values.joined()), truth: runner.truth, at: elapsed + settle)
                 if let server {
                     let check = await server.check()
                     summary.follaCheck = check.output

@@ -38,7 +38,14 @@ extension AppFixture {
     /// The stats snapshot of the clock's period for every live place that has an older one
     /// (what a sweep does; advance the clock by `PrivacyPolicy.statsPeriod` for a new period).
     func snapshotStats() async throws {
+        try await showCounts()
         try await deps.presence.snapshotStats(bucket: PrivacyPolicy.statsBucket(at: clock.now()))
+    }
+
+    /// What the first sweep of a minute does first (at k > 1): shows every place's live count
+    /// to readers (`SQL/0029`). The clock stays where it is.
+    func showCounts() async throws {
+        try await db.showCountsNow()
     }
 
     /// What a sweep does once the clock has passed the end of the current minute: shows the

@@ -47,7 +47,8 @@ import Testing
         }
     }
 
-    /// The search for places near a point is index-backed (the GiST index of anchors: only live places have one).
+    /// The search for places near a point is index-backed (the GiST index of shown anchors,
+    /// `SQL/0029`: only places shown live have one).
     @Test func nearbySearchUsesTheSpatialIndex() async throws {
         try await TestCluster.withDatabase { client, _ in
             _ = try await client.query("""
@@ -63,7 +64,7 @@ import Testing
                                                          logger: TestCluster.logger).decode(String.self) {
                 plan.append(line)
             }
-            #expect(plan.joined(separator: "\n").contains("Index Scan on place_anchor"), "\(plan.joined(separator: "\n"))")
+            #expect(plan.joined(separator: "\n").contains("Index Scan on place_shown_anchor"), "\(plan.joined(separator: "\n"))")
             #expect(!plan.joined().contains("Seq Scan on place"))
         }
     }

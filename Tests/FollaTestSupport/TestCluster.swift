@@ -89,3 +89,13 @@ public struct TestDatabaseError: Error, CustomStringConvertible {
     public var server: String
     public var description: String { "\(what) failed: \(server)" }
 }
+
+extension PostgresClient {
+    /// Shows every place's live count and anchor to readers (`SQL/0029`) as the first sweep
+    /// of the next minute would, without moving any clock: tests that set a scene and then
+    /// read it at k > 1, where counts otherwise show only from a minute's first sweep.
+    public func showCountsNow() async throws {
+        _ = try await query("UPDATE counts_shown SET minute = '-infinity'", logger: TestCluster.logger).collect()
+        _ = try await query("SELECT folla_show_counts(now())", logger: TestCluster.logger).collect()
+    }
+}

@@ -61,6 +61,8 @@ public struct PresenceSweeper: Service {
         // under a minute (test rigs) is kept exact: rounding would double it.
         let ttl = presence.policy.presenceTTL
         let expired = try await presence.expire(at: ttl >= 60 ? now.floored(toMultipleOf: 60) : now)
+        // Then the counts of the minute, expiries included, at once for every place (`SQL/0029`).
+        let counted = try await presence.showCounts(minute: now.floored(toMultipleOf: 60))
         let forgotten = try await presence.forget(at: now)
         // Every live place's stats snapshot for this period (the first sweep after the turn
         // of a period, or a new place's first).
@@ -70,7 +72,7 @@ public struct PresenceSweeper: Service {
             + idempotency.expire(at: now, retention: idempotencyRetention)
             + rates.expire(at: now)
         Counter(label: "folla_sweeps_total").increment()
-        for (what, rows) in [("shown", shown), ("expired", expired), ("forgotten", forgotten), ("retired", retired)] where rows > 0 {
+        for (what, rows) in [("shown", shown), ("expired", expired), ("counts", counted), ("forgotten", forgotten), ("retired", retired)] where rows > 0 {
             Counter(label: "folla_swept_rows_total", dimensions: [("what", what)]).increment(by: rows)
         }
         if expired + forgotten + retired > 0 {

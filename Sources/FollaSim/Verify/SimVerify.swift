@@ -1,4 +1,5 @@
 import FollaCore
+import Foundation
 
 /// End-of-run checks against the server.
 public enum SimVerify {
@@ -10,6 +11,22 @@ public enum SimVerify {
             out[h.name] = try await client.groups(around: h.centre, radius: Verification.radius(h))
         }
         return out
+    }
+
+    /// Seconds to wait after the load before reading the server's groups: long enough for the
+    /// last pings to commit and the groups cache (1 s) to expire, and, at k > 1, for the
+    /// first sweep of the next whole minute to show the counts they moved (`SQL/0029`: a
+    /// sweep every 5 s by default; readers see counts as that sweep left them).
+    /// - Parameters:
+    ///   - now: when the load ended.
+    ///   - k: the server's minimum group size (1: counts show at once).
+    ///   - sweepInterval: the server's `--sweep-interval`.
+    public static func settle(after now: Date, k: Int, sweepInterval: Double = 5) -> Double {
+        let settled = 1.6
+        guard k > 1 else { return settled }
+        let t = now.timeIntervalSince1970 + settled
+        let minute = (t / 60).rounded(.up) * 60
+        return minute - now.timeIntervalSince1970 + sweepInterval + settled
     }
 
     /// - Parameter k: the server's minimum group size: above 1, a group may be shown at its

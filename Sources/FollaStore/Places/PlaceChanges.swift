@@ -63,7 +63,7 @@ public struct PlaceChanges: Sendable {
             """
             SELECT DISTINCT place_id AS id FROM place_touch WHERE changed >= \($0)::text::xid8
             """
-        } ?? "SELECT id FROM place WHERE counted > 0"
+        } ?? "SELECT id FROM place WHERE shown_counted > 0"
         return """
             WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS horizon),
                  c AS (\(unescaped: changed))

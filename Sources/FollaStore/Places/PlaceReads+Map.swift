@@ -7,7 +7,7 @@ extension PlaceReads {
     public static let allLiveSQL: PostgresQuery = """
         SELECT \(unescaped: placeColumns), 0 AS messages
         FROM place p
-        WHERE p.counted > 0
+        WHERE p.shown_counted > 0
         ORDER BY p.id
         """
 

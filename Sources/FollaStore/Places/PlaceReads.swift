@@ -22,8 +22,8 @@ public struct PlaceReads: Sendable {
         """
         SELECT \(unescaped: columns)
         FROM place p
-        WHERE p.counted > 0
-          AND ST_DWithin(p.anchor, ST_SetSRID(ST_MakePoint(\(lon)::float8, \(lat)::float8), 4326)::geography, \(radius)::float8)
+        WHERE p.shown_counted > 0
+          AND ST_DWithin(p.shown_anchor, ST_SetSRID(ST_MakePoint(\(lon)::float8, \(lat)::float8), 4326)::geography, \(radius)::float8)
         """
     }
 
@@ -35,7 +35,7 @@ public struct PlaceReads: Sendable {
 
     /// `columns` but the message count (`place(_:)` needs a `messages` column beside them).
     static let placeColumns = """
-        p.id, ST_Y(p.anchor::geometry) AS lat, ST_X(p.anchor::geometry) AS lon, p.counted AS people, p.reporters,
+        p.id, ST_Y(p.shown_anchor::geometry) AS lat, ST_X(p.shown_anchor::geometry) AS lon, p.shown_counted AS people, p.reporters,
         p.age_sum, p.male, p.female, p.last_activity, p.activity_before_minute, p.activity_before_quarter, p.mix,
         p.snap_bucket, p.snap_reporters, p.snap_age_sum, p.snap_male, p.snap_female, p.snap_mix
         """
@@ -48,7 +48,7 @@ public struct PlaceReads: Sendable {
     /// A place with established people in it, or nil.
     public func place(id: Int64) async throws -> LivePlace? {
         try await places("""
-            SELECT \(unescaped: Self.columns) FROM place p WHERE p.id = \(id) AND p.counted > 0
+            SELECT \(unescaped: Self.columns) FROM place p WHERE p.id = \(id) AND p.shown_counted > 0
             """).first
     }
 
@@ -59,7 +59,7 @@ public struct PlaceReads: Sendable {
         let logger = logger
         return try await reads.run { client in
             var out: [Int64: Int] = [:]
-            for row in try await client.rows("SELECT id, counted FROM place WHERE id = ANY(\(ids)::bigint[])", logger: logger) {
+            for row in try await client.rows("SELECT id, shown_counted FROM place WHERE id = ANY(\(ids)::bigint[])", logger: logger) {
                 let (id, counted) = try row.decode((Int64, Int).self)
                 out[id] = counted
             }

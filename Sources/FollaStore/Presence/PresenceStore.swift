@@ -74,6 +74,18 @@ public struct PresenceStore: Sendable {
         try await drain(batchSize) { "SELECT folla_expire(\(now)::timestamptz, \(policy.presenceTTL)::float8, \($0)::integer)" }
     }
 
+    /// Shows every place's live count and anchor to readers (`SQL/0029`), once per minute:
+    /// what moved within a minute shows at one instant, whenever in the minute it moved
+    /// (shown at the write, a lone person's cell told their establishing ping, check-out and
+    /// moves to ~0.2 s). Nothing to do while counts show at once (k = 1).
+    /// - Parameter minute: the current whole minute; a second call for it, from this
+    ///   instance or another, does nothing.
+    /// - Returns: how many places changed.
+    @discardableResult
+    public func showCounts(minute: Date) async throws -> Int {
+        try await scalar("SELECT folla_show_counts(\(minute)::timestamptz)")
+    }
+
     /// Deletes messages past `messageRetention`, emptied places nothing points to, and spent
     /// budget windows; returns how many rows went. Also drops old place touches
     /// (`PlaceChanges.purgeSQL`), not counted.

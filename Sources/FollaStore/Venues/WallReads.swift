@@ -37,8 +37,8 @@ public struct WallReads: Sendable {
         switch area {
         case let .circle(c, radius):
             let places = try await places("""
-                SELECT \(unescaped: PlaceReads.columns) FROM place p WHERE p.counted > 0
-                  AND ST_DWithin(p.anchor, ST_SetSRID(ST_MakePoint(\(c.longitude)::float8, \(c.latitude)::float8), 4326)::geography,
+                SELECT \(unescaped: PlaceReads.columns) FROM place p WHERE p.shown_counted > 0
+                  AND ST_DWithin(p.shown_anchor, ST_SetSRID(ST_MakePoint(\(c.longitude)::float8, \(c.latitude)::float8), 4326)::geography,
                                  \(radius + margin)::float8)
                 """)
             return WallCandidates(name: nil, ring: nil, places: places)
@@ -52,8 +52,8 @@ public struct WallReads: Sendable {
             guard let row = rows.first else { return nil }
             let (name, lats, lons) = try row.decode((String, [Double], [Double]).self)
             let places = try await places("""
-                SELECT \(unescaped: PlaceReads.columns) FROM place p, venue v WHERE v.slug = \(slug) AND p.counted > 0
-                  AND ST_DWithin(v.area, p.anchor, \(margin)::float8)
+                SELECT \(unescaped: PlaceReads.columns) FROM place p, venue v WHERE v.slug = \(slug) AND p.shown_counted > 0
+                  AND ST_DWithin(v.area, p.shown_anchor, \(margin)::float8)
                 """)
             return WallCandidates(name: name, ring: zip(lats, lons).map { Coordinate(latitude: $0, longitude: $1) }, places: places)
         }

@@ -1,0 +1,70 @@
+import FollaAPI
+import FollaCore
+import FollaGeo
+import FollaTestSupport
+import Foundation
+import Testing
+
+/// Counts move only at the first sweep of a minute (`SQL/0029`), whatever moved them and
+/// whenever in the minute: a lone person's establishing ping, a move between cells and a
+/// check-out. Before (an outside probe, session 25, with no device of its own polling a
+/// cell every 0.25 s), each showed at its own moment: the establishing ping timed to
+/// 0.15–0.21 s in 16 of 16 trials, the check-out to 0.27 s in 8 of 8.
+@Suite struct CountsByTheMinuteTests {
+    @Test func countsMoveOnlyAtAMinutesFirstSweep() async throws {
+        try await AppFixture.run(k: 3) { f in
+            let sweeper = PresenceSweeper(presence: f.deps.presence, database: f.deps.database, clock: f.clock,
+                                          interval: .seconds(5), logger: TestCluster.logger)
+            let home = at(0, 30), away = at(90, 400)
+            /// The people every entry within 60 m of `spot` shows (a lone person: their cell's).
+            func people(_ spot: Coordinate) async throws -> Int {
+                let groups = try f.json(try await f.get("/v1/groups?lat=\(spot.latitude)&lon=\(spot.longitude)&radius=60"))["groups"]
+                return (groups as? [[String: Any]] ?? []).reduce(0) { $0 + ($1["people"] as? Int ?? 0) }
+            }
+            func ping(_ c: Coordinate) async throws {
+                let r = try await f.post("/v1/checkins", #"{"device_id":"\#(dev(1))","lat":\#(c.latitude),"lon":\#(c.longitude)}"#)
+                #expect(r.status == .ok)
+            }
+            /// To `second` seconds past the next whole minute.
+            func toNextMinute(plus second: Double) {
+                let now = f.clock.now().timeIntervalSince1970
+                f.clock.advance(by: (now / 60).rounded(.down) * 60 + 60 + second - now)
+            }
+            // The first pings, then the one that establishes (after the policy's wait), 11 s
+            // into a minute whose first sweep has run.
+            let rule = f.deps.privacy.establishment
+            for _ in 0..<(rule.pings - 1) { try await ping(home) }
+            f.clock.advance(by: rule.after + 1)
+            toNextMinute(plus: 10)
+            try await sweeper.sweep()
+            f.clock.advance(by: 1)
+            try await ping(home)
+            #expect(try await people(home) == 0, "the establishing ping showed at once")
+            // Later sweeps of the same minute show nothing new.
+            f.clock.advance(by: 20)
+            try await sweeper.sweep()
+            #expect(try await people(home) == 0, "a second sweep of the minute showed its counts")
+            toNextMinute(plus: 1)
+            try await sweeper.sweep()
+            #expect(try await people(home) == 1)
+
+            // A move to another cell: both counts stay until the next minute's first sweep.
+            f.clock.advance(by: 10)
+            try await ping(away)
+            #expect(try await people(home) == 1, "the move showed at once where it left")
+            #expect(try await people(away) == 0, "the move showed at once where it arrived")
+            toNextMinute(plus: 2)
+            try await sweeper.sweep()
+            #expect(try await people(home) == 0)
+            #expect(try await people(away) == 1)
+
+            // A check-out.
+            f.clock.advance(by: 15)
+            #expect(try await f.client.execute(uri: "/v1/devices/\(dev(1))", method: .delete).status == .noContent)
+            #expect(try await people(away) == 1, "the check-out showed at once")
+            toNextMinute(plus: 3)
+            try await sweeper.sweep()
+            #expect(try await people(away) == 0)
+        }
+    }
+}
