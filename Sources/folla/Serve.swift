@@ -167,6 +167,7 @@ struct Serve: AsyncParsableCommand {
         let keyer = try DeviceKeyer(secret: database.resolvedSecret())
         let migrator = try Migrator.bundled()
 
+        let startup = StartupSignals()
         var services: [any Service] = []
         let location: DatabaseLocation
         var embedded: EmbeddedPostgres?
@@ -178,6 +179,12 @@ struct Serve: AsyncParsableCommand {
             location = try await EmbeddedDatabase.bootstrap(pg, migrator: migrator, logger: logger)
             services.append(EmbeddedPostgresService(postgres: pg, logger: logger))
             embedded = pg
+            // Asked to stop while the cluster was being set up: stop it, and nothing else.
+            if let signal = startup.caught {
+                logger.notice("stopping: signal \(signal) during start-up")
+                try? await pg.stop()
+                return
+            }
         }
 
         var dbConfig = try location.configuration()
@@ -241,8 +248,15 @@ struct Serve: AsyncParsableCommand {
         // reverse order) and counts from the signal.
         let deadline = ShutdownDeadline(after: .milliseconds(Int((2 * grace + (embedded == nil ? 0 : 25)) * 1000)),
                                         postgres: embedded, logger: logger)
-        var group = ServiceGroupConfiguration(services: [app, deadline], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        var group = ServiceGroupConfiguration(services: [app, deadline], gracefulShutdownSignals: [.sigterm, .sigint, .sighup],
+                                              logger: logger)
         group.maximumGracefulShutdownDuration = .milliseconds(Int(grace * 1000))
-        try await ServiceGroup(configuration: group).run()
+        let serviceGroup = ServiceGroup(configuration: group)
+        guard startup.handOver(to: serviceGroup) else {
+            logger.notice("stopping: signal during start-up")
+            try? await embedded?.stop()
+            return
+        }
+        try await serviceGroup.run()
     }
 }

@@ -33,7 +33,9 @@ import Testing
     /// Shown activity turns when the clock enters a quarter hour (a cell) or a minute (a
     /// place of k or more), never at a ping: floored to its newest ping's step, it turned at
     /// the first ping after each, and polling told that ping's time to ~0.2 s (outside probes,
-    /// sessions 23 and 24).
+    /// sessions 23 and 24). A cell shows the clock's quarter alone: shown as its places'
+    /// newest activity before the quarter, it told a place founded in the quarter (none
+    /// before) from one joined, and so where anchors lay (an outside probe, session 26).
     @Test func activityTurnsWithTheClockNotAtAPing() {
         let quarter = 1_800_000_000.0  // a whole quarter hour
         /// A place's shown activity, its newest ping at `lastPing` and the one before at
@@ -45,17 +47,25 @@ import Testing
             p.activityBefore = ActivityBefore(minute: earlier, quarter: earlier)
             return (policy ?? self.policy).publish([p], at: Date(timeIntervalSince1970: now))[0].lastActivity.timeIntervalSince1970
         }
-        // Someone pinging every 30 s: 40 s into the quarter the first ping of the quarter
-        // came at 20 s or at 35 s, or not yet; either way the cell reads the same until the
-        // clock turns.
-        #expect(shown(lastPing: quarter - 10, at: quarter + 40) == quarter - 900)
+        // A cell: pinged just before the quarter, within it, founded in it (nothing before),
+        // silent for 20 minutes: the quarter the clock is in, whatever the pings.
+        #expect(shown(lastPing: quarter - 10, at: quarter + 40) == quarter)
         for lastPing in [quarter + 20, quarter + 35] {
-            #expect(shown(lastPing: lastPing, before: quarter - 10, at: quarter + 40) == quarter - 900, "last ping \(lastPing - quarter)")
+            #expect(shown(lastPing: lastPing, before: quarter - 10, at: quarter + 40) == quarter, "last ping \(lastPing - quarter)")
+            #expect(shown(lastPing: lastPing, at: quarter + 40) == quarter, "founded at \(lastPing - quarter)")
         }
-        #expect(shown(lastPing: quarter + 890, before: quarter + 860, at: quarter + 900) == quarter)
-        // Everyone silent for 20 minutes, then a ping: the same before it and after it.
-        #expect(shown(lastPing: quarter - 1200, at: quarter + 40) == quarter - 1800)
-        #expect(shown(lastPing: quarter + 35, before: quarter - 1200, at: quarter + 40) == quarter - 1800)
+        #expect(shown(lastPing: quarter + 890, before: quarter + 860, at: quarter + 900) == quarter + 900)
+        #expect(shown(lastPing: quarter - 1200, at: quarter + 40) == quarter)
+        #expect(shown(lastPing: quarter + 35, before: quarter - 1200, at: quarter + 40) == quarter)
+        // A place founded in the quarter beside an older one reads as the older one joined.
+        var old = place(1, bologna, people: 1), new = place(2, bologna, people: 1)
+        old.lastActivity = Date(timeIntervalSince1970: quarter - 400)
+        new.lastActivity = Date(timeIntervalSince1970: quarter + 30)
+        var joined = old
+        joined.lastActivity = new.lastActivity
+        joined.activityBefore = ActivityBefore(minute: old.lastActivity, quarter: old.lastActivity)
+        let now = Date(timeIntervalSince1970: quarter + 40)
+        #expect(policy.publish([old, new], at: now)[0].lastActivity == policy.publish([joined], at: now)[0].lastActivity)
         // Places of k or more show the minute of their newest ping before the current minute.
         #expect(shown(people: 3, lastPing: quarter + 35, before: quarter - 25, at: quarter + 40) == quarter - 60)
         #expect(shown(people: 3, lastPing: quarter + 35, before: quarter - 25, at: quarter + 60) == quarter)

@@ -46,32 +46,32 @@ extension PrivacyPolicy {
         return out
     }
 
-    /// The last activity a place shows (a cell: the latest of its places'): its newest
-    /// activity before the current minute (a place of k or more) or quarter hour (a cell),
-    /// to that step.
+    /// The last activity a place shows: a place of k or more, its newest activity before the
+    /// current minute, to the minute; a cell of small groups, the start of the current
+    /// quarter hour, whoever is in it.
     ///
-    /// A cell holding one person would show their ping rhythm to the minute: a quarter of an
-    /// hour is enough to say whether the spot is alive. Floored to its newest ping's step,
-    /// though, the value turned at the first ping after each step: polling a cell every 0.5 s
-    /// told that ping's time to ~0.2 s once a quarter (an outside probe, session 23), and a
-    /// public place's minute one member's ping, or a post, to ~0.1 s once a minute (session
-    /// 24). Capped at the previous step, it still turned at the next ping of a place silent
-    /// for a whole step (4 of 4 to ~0.2 s). Shown as the newest activity before the current
-    /// step (`ActivityBefore`, `SQL/0027`), it turns only when the clock enters a step,
-    /// whoever pings. Posts are no activity (`SQL/0026`).
+    /// A cell shows only while someone in it counts (pinged within the TTL): its own time
+    /// says little more than the clock, and everything it said beyond the clock was an
+    /// oracle. Floored to its newest ping's step, the value turned at the first ping after
+    /// each step: polling a cell every 0.5 s told that ping's time to ~0.2 s once a quarter
+    /// (an outside probe, session 23). Shown as the newest activity before the current step
+    /// (`SQL/0027`), a place founded in the step had none before and showed the step itself,
+    /// so the cell's value told whether a ping had founded a place or joined one: an outside
+    /// probe (session 26) with one established device located a lone person's 10 m sub-cell
+    /// in 13 of 13 trials (median 3.9 m, 5–24 probes), and timed their moves within the cell
+    /// to ~0.3 s. A public place's minute turns only when the clock enters a minute, whoever
+    /// pings (it is public: its founding is no secret). Posts are no activity (`SQL/0026`).
     /// - Parameters:
     ///   - place: the live place.
-    ///   - isCell: whether it shows in a cell of small groups (quarter hours) or on its own
-    ///     (minutes).
+    ///   - isCell: whether it shows in a cell of small groups or on its own.
     ///   - now: the time of the answer.
     public func shownActivity(of place: LivePlace, isCell: Bool, at now: Date) -> Date {
         if isOriginal { return place.lastActivity }
-        let step = isCell ? Self.activityQuarter : 60
+        if isCell { return now.floored(toMultipleOf: Self.activityQuarter) }
         let newest = place.lastActivity
-        guard newest >= now.floored(toMultipleOf: step) else { return newest.floored(toMultipleOf: step) }
+        guard newest >= now.floored(toMultipleOf: 60) else { return newest.floored(toMultipleOf: 60) }
         // Founded in this step, it had none before: it shows from now, as the place itself.
-        let before = (isCell ? place.activityBefore.quarter : place.activityBefore.minute) ?? newest
-        return before.floored(toMultipleOf: step)
+        return (place.activityBefore.minute ?? newest).floored(toMultipleOf: 60)
     }
 
     /// The granularity of a cell's shown activity, seconds.

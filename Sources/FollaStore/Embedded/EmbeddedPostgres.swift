@@ -58,6 +58,13 @@ public struct EmbeddedPostgres: Sendable {
             throw .missingBinaries(configuration.binDirectory)
         }
         try prepareDirectory()
+        // Another live folla owns the directory: refuse, as for a foreign server. Ours:
+        // whatever still runs on it was left by a dead owner (`EmbeddedPostgres+Owner`).
+        switch try takeOwnership() {
+        case .elsewhere: throw .inUse(dataDirectory: dataDirectory, pid: runningPID())
+        case .taken: stopOrphan()
+        case .held: break  // a server running now is this process's: refused below
+        }
         if !isInitialized {
             logger.info("initializing a new PostgreSQL cluster", metadata: ["dir": .string(dataDirectory)])
             try run("initdb", ["-D", dataDirectory, "-U", Self.superuser, "--auth-local=trust",
