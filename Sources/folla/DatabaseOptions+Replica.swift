@@ -20,7 +20,9 @@ extension DatabaseOptions {
         var logger = logger
         logger[metadataKey: "database"] = "replica"
         let pool = DatabasePool(configuration: config, logger: logger)
-        let monitor = DatabaseMonitor(client: config, logger: logger, recovered: pool.renew)
+        var watch = DatabaseMonitor.Settings()
+        watch.takesWrites = false
+        let monitor = DatabaseMonitor(client: config, settings: watch, logger: logger, recovered: pool.renew)
         let reads = ReadDatabase(primary: primary, replica: pool, monitor: monitor, maxLag: maxLag, logger: logger)
         return (reads, [pool, monitor, ReplicaLagWatch(reads: reads)])
     }

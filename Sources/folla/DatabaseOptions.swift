@@ -30,6 +30,11 @@ struct DatabaseOptions: ParsableArguments {
     var resolvedReadDatabaseURL: String? { readDatabaseURL ?? env("FOLLA_READ_DATABASE_URL") }
     var resolvedDataDir: String { dataDir ?? env("FOLLA_DATA_DIR") ?? "./.folla" }
 
+    /// How long a request's statement waits for a lock someone else holds (PostgreSQL's
+    /// `lock_timeout`, set on every pooled connection). The server's own locks are held for
+    /// milliseconds (a check-in batch, a sweep); 5 s is far past them.
+    static let lockTimeout = "5s"
+
     func embedded(logger: Logger) -> EmbeddedPostgres {
         EmbeddedPostgres(configuration: .init(dataDirectory: resolvedDataDir + "/pg"), logger: logger)
     }

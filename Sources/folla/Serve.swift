@@ -193,11 +193,16 @@ struct Serve: AsyncParsableCommand {
         // check-in function on its first call: hundreds of ms of p99 in the first seconds).
         dbConfig.options.minimumConnections = connections
         dbConfig.options.connectTimeout = .seconds(2)
+        // A lock held long by someone else fails the request that meets it (a 503) rather
+        // than holding it, and then the whole pool (`PSQLError.refusalReason`).
+        dbConfig.options.additionalStartupParameters.append(("lock_timeout", DatabaseOptions.lockTimeout))
         let pool = DatabasePool(configuration: dbConfig, logger: logger)
         let (reads, replicaServices) = try database.readDatabase(primary: pool, connections: connections,
                                                                     maxLag: .milliseconds(Int(replicaMaxLag * 1000)), logger: logger)
         let privacy = PrivacyPolicy(k: k, establishment: establishment, noiseKey: keyer.noiseKey)
         let monitor = DatabaseMonitor(client: dbConfig, logger: logger, recovered: pool.renew) { connection in
+            // Migrations wait for their locks, however long (the monitor's own connection).
+            _ = try await connection.query("SET lock_timeout = 0", logger: logger).collect()
             try await migrator.migrate(on: connection, logger: logger)
             try await HeldMessages.hold(privacy.holdsMessages, on: connection, logger: logger)
         }

@@ -32,6 +32,10 @@ public final class DatabaseMonitor: Sendable {
         public var backoff: ClosedRange<Double> = 0.25...2
         /// While unavailable, a warning is logged at least this often.
         public var warnEvery: Duration = .seconds(30)
+        /// The database must take writes (a primary): one that is read-only (a standby, or
+        /// `default_transaction_read_only` set) is unavailable, so that every write is a 503
+        /// and `/readyz` says so. Off for a replica, which only reads.
+        public var takesWrites = true
         public init() {}
     }
 
@@ -115,6 +119,10 @@ public final class DatabaseMonitor: Sendable {
             // The pool saw the outage first: have the probe look now rather than in half a second.
             probeSoon()
             throw DatabaseUnavailable(reason: "the database connection failed", retryAfterSeconds: retryAfterSeconds)
+        } catch let error as PSQLError where error.refusalReason != nil {
+            // A write refused by a read-only database: the probe will say so from now on.
+            if error.refusalReason == PSQLError.readOnlyReason { probeSoon() }
+            throw DatabaseUnavailable(reason: error.refusalReason ?? "", retryAfterSeconds: retryAfterSeconds)
         }
     }
 
@@ -179,9 +187,12 @@ public final class DatabaseMonitor: Sendable {
     /// for: on a connection whose server was killed it was seen never to return, and a
     /// structured child would hold the monitor with it.
     private func probe(_ connection: PostgresConnection) async throws {
-        let (logger, deadline, retry) = (self.logger, settings.deadline, retryAfterSeconds)
+        let (logger, deadline, retry, takesWrites) = (self.logger, settings.deadline, retryAfterSeconds, settings.takesWrites)
         try await FirstResult<Void>().race({
-            _ = try await connection.query("SELECT 1", logger: logger).collect()
+            let rows = try await connection.query("SELECT current_setting('transaction_read_only')", logger: logger).collect()
+            if takesWrites, try rows.first?.decode(String.self) == "on" {
+                throw DatabaseUnavailable(reason: PSQLError.readOnlyReason, retryAfterSeconds: retry)
+            }
         }, against: [{
             // A connection the server closed fails at once (a query on it was seen never to
             // return); a live one that does not answer fails at the deadline.

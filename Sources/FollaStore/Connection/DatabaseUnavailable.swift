@@ -44,3 +44,24 @@ extension PSQLError {
         }
     }
 }
+
+extension PSQLError {
+    /// Why the database refused work it would take at another time, though its connection
+    /// is fine; nil for any other error. Answered as an outage (503 with `Retry-After`:
+    /// nothing was done) where they were a 500, or a wait for as long as the cause lasted:
+    /// - 55P03: a lock not granted within `lock_timeout` (`DatabaseOptions.lockTimeout`):
+    ///   a lock held long (an operator's open transaction, a migration, `VACUUM FULL`)
+    ///   held every request that met it, and once they had taken the whole pool, every
+    ///   request (an outside probe, session 26: 37–74 s, no answer in between);
+    /// - 25006: a write to a read-only database (a standby, `default_transaction_read_only`).
+    public var refusalReason: String? {
+        guard code == .server else { return nil }
+        switch serverInfo?[.sqlState] {
+        case "55P03": return "a lock the request needed was held too long by someone else"
+        case "25006": return Self.readOnlyReason
+        default: return nil
+        }
+    }
+
+    static let readOnlyReason = "the database is read-only (a standby, or default_transaction_read_only)"
+}
