@@ -2,6 +2,7 @@ import FollaStore
 import FollaTestSupport
 import Foundation
 import PostgresNIO
+import Synchronization
 import Testing
 
 /// A database that answers but will not do the work now is an outage to the client (503 with
@@ -39,16 +40,18 @@ import Testing
         try await Self.withServer { port, client, _ in
             #expect(try await Self.checkIn(port, 1).status == 200)
             // Someone else holds the device table for 30 s (longer than curl's 20 s).
+            let locked = Mutex(false)
             let held = Task {
                 try await client.withConnection { c in
                     _ = try await c.query("BEGIN", logger: TestCluster.logger)
                     _ = try await c.query("LOCK TABLE device IN ACCESS EXCLUSIVE MODE", logger: TestCluster.logger)
+                    locked.withLock { $0 = true }
                     try? await Task.sleep(for: .seconds(30))
                     _ = try await c.query("ROLLBACK", logger: TestCluster.logger)
                 }
             }
             defer { held.cancel() }
-            try await Task.sleep(for: .milliseconds(300))
+            while !locked.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(20)) }
             let answer = try await CurlAnswer.fetch("http://127.0.0.1:\(port)/v1/devices/\(String(format: "%040x", 1))",
                                                     method: "DELETE")
             #expect(answer.status == 503 && answer.seconds < 12, "\(answer.status) after \(answer.seconds) s")
