@@ -14,20 +14,10 @@ import Testing
     /// Runs `body` with a real server on a fresh test database, and the database's client.
     static func withServer(_ body: @Sendable @escaping (Int, PostgresClient, String) async throws -> Void) async throws {
         try await TestCluster.withDatabase { client, location in
-            guard case let .socket(path, user, database) = location else { return }
-            let dir = (path as NSString).deletingLastPathComponent
-            let server = try ServerProcess([
-                "--database-url", "postgres://\(user)@localhost/\(database)?host=\(dir)",
-                "--secret", "refusal-test-secret-0123456789", "--new-devices-per-network", "0",
-            ])
+            let server = try ServerProcess.on(location, ["--new-devices-per-network", "0"])
             defer { Task { await server.stop() } }
-            let port = try await server.port()
-            let end = ContinuousClock.now + .seconds(60)
-            while try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz").status != 200 {
-                guard ContinuousClock.now < end else { throw ServerProcessError(message: "never ready\n\(server.log)") }
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            try await body(port, client, database)
+            let port = try await server.ready()
+            try await body(port, client, location.databaseName)
         }
     }
 

@@ -24,16 +24,10 @@ import Testing
         return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
     }
 
-    /// Starts a server on `dir` and waits for it to answer a check-in; its process and port.
+    /// Starts a server on `dir` and waits for it to be ready; its process and port.
     static func serving(_ dir: String) async throws -> (ServerProcess, Int) {
         let server = try ServerProcess(["--data-dir", dir, "--shutdown-grace", "2"])
-        let port = try await server.port()
-        let end = ContinuousClock.now + .seconds(60)
-        while try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz").status != 200 {
-            guard ContinuousClock.now < end else { throw ServerProcessError(message: "never ready\n\(server.log)") }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        return (server, port)
+        return (server, try await server.ready())
     }
 
     @Test(.timeLimit(.minutes(3))) func aServerKilledOutrightStartsAgainOnItsData() async throws {

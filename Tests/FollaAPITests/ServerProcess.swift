@@ -1,4 +1,5 @@
 import FollaCore
+import FollaStore
 import FollaTestSupport
 import Foundation
 
@@ -21,7 +22,28 @@ final class ServerProcess: @unchecked Sendable {
             outputFile: logFile.path)
     }
 
+    /// A server on a test database (`TestCluster.withDatabase`'s location), with `arguments`.
+    static func on(_ location: DatabaseLocation, _ arguments: [String] = []) throws -> ServerProcess {
+        guard case let .socket(path, user, database) = location else {
+            throw ServerProcessError(message: "a test database is on a socket")
+        }
+        let dir = (path as NSString).deletingLastPathComponent
+        return try ServerProcess(["--database-url", "postgres://\(user)@localhost/\(database)?host=\(dir)",
+                                  "--secret", "test-server-secret-0123456789"] + arguments)
+    }
+
     var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+
+    /// The port, once `/readyz` answers 200 there.
+    func ready(within seconds: Double = 60) async throws -> Int {
+        let port = try await port(within: seconds)
+        let end = ContinuousClock.now + .seconds(seconds)
+        while try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz").status != 200 {
+            guard ContinuousClock.now < end, program.isRunning else { throw ServerProcessError(message: "never ready\n\(log)") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return port
+    }
 
     /// The port from the "listening on" line, once the server has bound.
     func port(within seconds: Double = 60) async throws -> Int {

@@ -17,12 +17,7 @@ import Testing
 
     @Test func aStalledClientDoesNotHoldAShutdown() async throws {
         try await TestCluster.withDatabase { _, location in
-            guard case let .socket(path, user, database) = location else { return }
-            let dir = (path as NSString).deletingLastPathComponent
-            let server = try ServerProcess([
-                "--database-url", "postgres://\(user)@localhost/\(database)?host=\(dir)",
-                "--secret", "shutdown-test-secret-0123456789", "--shutdown-grace", "2",
-            ])
+            let server = try ServerProcess.on(location, ["--shutdown-grace", "2"])
             let port = try await server.port()
             // The client holds its connection for 20 s; the server must be gone long before.
             async let client = ExternalProcess.run("/usr/bin/env", ["python3", "-c", Self.stall, "\(port)", "20"], deadline: 40)
@@ -89,12 +84,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // The answer floor keeps the check-in in flight for a second.
         let server = try ServerProcess(["--data-dir", dir, "--answer-floor-ms", "1000", "--new-devices-per-network", "0"])
-        let port = try await server.port()
-        var ready = false
-        for _ in 0..<300 where !ready {
-            ready = try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz").status == 200
-            if !ready { try await Task.sleep(for: .milliseconds(100)) }
-        }
+        let port = try await server.ready()
         async let asked = ExternalProcess.run("/usr/bin/env", ["python3", "-c", Self.keepAliveAsk, "\(port)"], deadline: 40)
         try await Task.sleep(for: .milliseconds(500))
         await server.program.send(SIGTERM)

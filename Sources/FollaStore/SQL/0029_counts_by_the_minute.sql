@@ -31,10 +31,11 @@ CREATE TABLE counts_shown (
 );
 INSERT INTO counts_shown (minute) VALUES ('-infinity');
 
--- 0016's touch, and the copy at every write while nothing is held.
+-- 0016's touch of a changed place, and the copy at every write (an insert too) while
+-- nothing is held.
 CREATE OR REPLACE FUNCTION folla_place_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF OLD.changed IS DISTINCT FROM pg_current_xact_id() THEN
+    IF TG_OP = 'UPDATE' AND OLD.changed IS DISTINCT FROM pg_current_xact_id() THEN
         NEW.changed := pg_current_xact_id();
         INSERT INTO place_touch (place_id) VALUES (NEW.id);
     END IF;
@@ -45,17 +46,8 @@ BEGIN
     RETURN NEW;
 END $$;
 
-CREATE FUNCTION folla_place_shown_new() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF NOT (SELECT held FROM message_hold) THEN
-        NEW.shown_counted := NEW.counted;
-        NEW.shown_anchor := NEW.anchor;
-    END IF;
-    RETURN NEW;
-END $$;
-
 CREATE TRIGGER place_shown_new BEFORE INSERT ON place
-FOR EACH ROW EXECUTE FUNCTION folla_place_shown_new();
+FOR EACH ROW EXECUTE FUNCTION folla_place_changed();
 
 -- Shows the live counts and anchors of every place whose shown ones differ, once per
 -- minute `p_minute` (a whole minute of the sweeping instance's clock; a later call in the
