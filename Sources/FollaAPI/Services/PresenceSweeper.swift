@@ -2,6 +2,7 @@ import FollaCore
 import FollaStore
 import Logging
 import Metrics
+import PostgresNIO
 import ServiceLifecycle
 
 /// Shows held messages whose minute has ended, expires presence past its TTL, forgets
@@ -42,7 +43,9 @@ public struct PresenceSweeper: Service {
                 if database.isAvailable { try await database.whileAvailable { try await sweep() } }
             } catch is DatabaseUnavailable {
             } catch {
-                logger.warning("sweep failed; will retry", metadata: ["error": "\(error)"])
+                // PostgresNIO's description of its errors hides the server's message.
+                let why = (error as? PSQLError).map { $0.serverSummary } ?? "\(error)"
+                logger.warning("sweep failed; will retry", metadata: ["error": "\(why)"])
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
         }

@@ -75,15 +75,30 @@ public struct PresenceStore: Sendable {
     }
 
     /// Shows every place's live count and anchor to readers (`SQL/0029`), once per minute:
-    /// what moved within a minute shows at one instant, whenever in the minute it moved
-    /// (shown at the write, a lone person's cell told their establishing ping, check-out and
-    /// moves to ~0.2 s). Nothing to do while counts show at once (k = 1).
+    /// what moved within a minute shows at its turn, whenever in the minute it moved (shown
+    /// at the write, a lone person's cell told their establishing ping, check-out and moves
+    /// to ~0.2 s). Nothing to do while counts show at once (k = 1).
+    ///
+    /// In batches that wait for no lock (a place a check-in holds is skipped, and taken on a
+    /// later pass once its batch has committed), so that it cannot deadlock with check-ins.
     /// - Parameter minute: the current whole minute; a second call for it, from this
     ///   instance or another, does nothing.
     /// - Returns: how many places changed.
     @discardableResult
-    public func showCounts(minute: Date) async throws -> Int {
-        try await scalar("SELECT folla_show_counts(\(minute)::timestamptz)")
+    public func showCounts(minute: Date, batchSize: Int = 1000) async throws -> Int {
+        let claimed = try await client.committed("SELECT folla_claim_counts(\(minute)::timestamptz)", logger: logger)
+        guard try claimed.first?.decode(Bool.self) == true else { return 0 }
+        var total = 0
+        // Bounded: under a heavy load places keep changing; what is left shows next minute.
+        for _ in 0..<50 {
+            let n = try await scalar("SELECT folla_show_counts(\(batchSize)::integer)")
+            total += n
+            if n == batchSize { continue }
+            let pending = try await client.committed("SELECT folla_counts_pending()", logger: logger)
+            guard try pending.first?.decode(Bool.self) == true else { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return total
     }
 
     /// Deletes messages past `messageRetention`, emptied places nothing points to, and spent
