@@ -3,6 +3,7 @@ import FollaCore
 import FollaGeo
 import FollaTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// Counts move only at the first sweep of a minute (`SQL/0029`), whatever moved them and
@@ -65,6 +66,50 @@ import Testing
             toNextMinute(plus: 3)
             try await sweeper.sweep()
             #expect(try await people(away) == 0)
+        }
+    }
+
+    /// The minute's showing waits for no lock: a place a transaction holds is skipped and
+    /// shown on a later pass or minute, the others at once. In one id-ordered statement it
+    /// waited, and lost deadlocks against check-in batches that lock places in their pings'
+    /// order (an outside probe: three in a row under 48 writers; counts 10-15 s late).
+    @Test(.timeLimit(.minutes(1))) func theMinutesShowingWaitsForNoLock() async throws {
+        try await AppFixture.run(k: 3) { f in
+            func insert(_ lon: Double) async throws -> Int64 {
+                try await f.db.query("""
+                    INSERT INTO place (anchor, people, counted, created_at, last_activity)
+                    VALUES (ST_SetSRID(ST_MakePoint(\(lon)::float8, 44.49::float8), 4326)::geography, 2, 2, now(), now())
+                    RETURNING id
+                    """, logger: TestCluster.logger).collect()[0].decode(Int64.self)
+            }
+            let held = try await insert(11.34), free = try await insert(11.36)
+            func shown(_ id: Int64) async throws -> Int {
+                try await f.db.query("SELECT shown_counted FROM place WHERE id = \(id)", logger: TestCluster.logger)
+                    .collect()[0].decode(Int.self)
+            }
+            let locked = Mutex(false)
+            let holder = Task {
+                try await f.db.withConnection { c in
+                    _ = try await c.query("BEGIN", logger: TestCluster.logger)
+                    _ = try await c.query("SELECT 1 FROM place WHERE id = \(held) FOR NO KEY UPDATE", logger: TestCluster.logger).collect()
+                    locked.withLock { $0 = true }
+                    try? await Task.sleep(for: .seconds(20))
+                    _ = try await c.query("ROLLBACK", logger: TestCluster.logger)
+                }
+            }
+            defer { holder.cancel() }
+            while !locked.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+            let start = ContinuousClock.now
+            let minute = f.clock.now().floored(toMultipleOf: 60)
+            #expect(try await f.deps.presence.showCounts(minute: minute) == 1)
+            #expect(ContinuousClock.now - start < .seconds(10), "it waited for the held place")
+            #expect(try await shown(free) == 2)
+            #expect(try await shown(held) == 0)
+            // Released, the held place shows at the next minute's showing.
+            holder.cancel()
+            _ = try? await holder.value
+            #expect(try await f.deps.presence.showCounts(minute: minute.addingTimeInterval(60)) == 1)
+            #expect(try await shown(held) == 2)
         }
     }
 }
