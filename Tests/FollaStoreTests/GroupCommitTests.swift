@@ -217,4 +217,20 @@ import Testing
         for task in others { await #expect(throws: Failure.self) { try await task.value } }
         #expect(gate.sizes == [1, 3])
     }
+
+    /// An error the next batches would meet too (a lock someone else holds) fails every
+    /// caller waiting in the lane with it, at once: each batch in turn waited out its own
+    /// `lock_timeout` before (an outside probe: the last of 300 callers had their 503 after 55 s).
+    @Test func anErrorTheNextBatchesWouldMeetFailsTheLanesQueue() async throws {
+        let gate = Gate(failing: true)
+        let writes = GroupCommit<Int, Int>(lanes: 1, maxBatch: 2, failsQueue: { $0 is Failure }) { try await gate.execute($0) }
+        let first = Task { try await writes.submit(0, lane: 0) }
+        await Self.waitUntil { gate.sizes == [1] }
+        let others = (1...5).map { i in Task { try await writes.submit(i, lane: 0) } }
+        await Self.waitUntil { writes.queued(lane: 0) == 5 }
+        await gate.release()
+        await #expect(throws: Failure.self) { try await first.value }
+        for task in others { await #expect(throws: Failure.self) { try await task.value } }
+        #expect(gate.sizes == [1], "the queued callers ran batches of their own: \(gate.sizes)")
+    }
 }

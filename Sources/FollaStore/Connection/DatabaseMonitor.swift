@@ -119,10 +119,11 @@ public final class DatabaseMonitor: Sendable {
             // The pool saw the outage first: have the probe look now rather than in half a second.
             probeSoon()
             throw DatabaseUnavailable(reason: "the database connection failed", retryAfterSeconds: retryAfterSeconds)
-        } catch let error as PSQLError where error.refusalReason != nil {
+        } catch where PSQLError.refusalReason(of: error) != nil {
+            let reason = PSQLError.refusalReason(of: error) ?? ""
             // A write refused by a read-only database: the probe will say so from now on.
-            if error.refusalReason == PSQLError.readOnlyReason { probeSoon() }
-            throw DatabaseUnavailable(reason: error.refusalReason ?? "", retryAfterSeconds: retryAfterSeconds)
+            if reason == PSQLError.readOnlyReason { probeSoon() }
+            throw DatabaseUnavailable(reason: reason, retryAfterSeconds: retryAfterSeconds)
         }
     }
 

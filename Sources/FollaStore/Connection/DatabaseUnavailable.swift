@@ -63,5 +63,13 @@ extension PSQLError {
         }
     }
 
+    /// ``refusalReason`` of `error` on its own or as any part of a failed transaction.
+    public static func refusalReason(of error: any Error) -> String? {
+        if let error = error as? PSQLError { return error.refusalReason }
+        guard let transaction = error as? PostgresTransactionError else { return nil }
+        return [transaction.beginError, transaction.closureError, transaction.commitError, transaction.rollbackError]
+            .lazy.compactMap { $0.flatMap(refusalReason(of:)) }.first
+    }
+
     static let readOnlyReason = "the database is read-only (a standby, or default_transaction_read_only)"
 }

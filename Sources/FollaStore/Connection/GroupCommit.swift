@@ -26,6 +26,7 @@ public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
     }
 
     private let execute: Execute
+    private let failsQueue: @Sendable (any Error) -> Bool
     private let maxBatch: Int
     private let deadline: Duration
     private let lanes: Mutex<[Lane]>
@@ -39,10 +40,16 @@ public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
     ///     ``DatabaseUnavailable`` and its lane goes on (see `run`). A backstop for a statement
     ///     that never returns while its callers still wait, long enough for a busy box: with
     ///     every test running at once, 10 s cut off live batches (503 where 200 was due).
+    ///   - failsQueue: whether a batch's error fails, with it, every caller then waiting in
+    ///     the lane: one the next batches would meet as well (a lock someone else holds: each
+    ///     batch in turn waited out its own `lock_timeout`, and the last callers of a busy
+    ///     lane had their 503 after 55 s, an outside probe found). None by default.
     ///   - execute: the batch's statement.
-    public init(lanes: Int, maxBatch: Int, deadline: Duration = .seconds(60), execute: @escaping Execute) {
+    public init(lanes: Int, maxBatch: Int, deadline: Duration = .seconds(60),
+                failsQueue: @escaping @Sendable (any Error) -> Bool = { _ in false }, execute: @escaping Execute) {
         precondition(lanes >= 1 && maxBatch >= 1)
         self.execute = execute
+        self.failsQueue = failsQueue
         self.maxBatch = maxBatch
         self.deadline = deadline
         self.lanes = Mutex(Array(repeating: Lane(), count: lanes))
@@ -92,7 +99,7 @@ public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
                 return Array(lanes[lane].queue.prefix(n))
             }
             guard let batch else { return }
-            await run(batch)
+            await run(batch, lane: lane)
         }
     }
 
@@ -104,7 +111,7 @@ public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
     /// check-in in its half of the map hung, while the other lane and `/readyz` were fine.
     /// (Before the callers' leaving cancelled the batch, a batch waiting on the pool of a
     /// database gone away held its lane until the pool reconnected: 9.4 s on CI.)
-    private func run(_ batch: [Slot]) async {
+    private func run(_ batch: [Slot], lane: Int) async {
         let items = batch.map(\.item)
         let outcome = FirstResult<[Reply]>()
         let deadline = self.deadline
@@ -130,6 +137,12 @@ public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
             for (slot, reply) in zip(batch, replies) { slot.finish(.success(reply)) }
         } catch {
             for slot in batch { slot.finish(.failure(error)) }
+            guard failsQueue(error) else { return }
+            let queued = lanes.withLock { lanes in
+                defer { lanes[lane].queue.removeAll() }
+                return lanes[lane].queue
+            }
+            for slot in queued { slot.finish(.failure(error)) }
         }
     }
 

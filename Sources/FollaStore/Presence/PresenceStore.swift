@@ -30,7 +30,8 @@ public struct PresenceStore: Sendable {
         self.keyer = keyer
         self.policy = policy
         self.logger = logger
-        self.writes = GroupCommit(lanes: writers, maxBatch: batch) {
+        // A lock someone else holds, or a read-only database, meets the lane's next batches too.
+        self.writes = GroupCommit(lanes: writers, maxBatch: batch, failsQueue: { PSQLError.refusalReason(of: $0) != nil }) {
             [pool, policy, logger] pings in
             try await Self.write(pings, client: pool.client, policy: policy, logger: logger)
         }
