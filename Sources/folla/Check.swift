@@ -23,7 +23,9 @@ struct Check: AsyncParsableCommand {
             location = .url(url)
         } else {
             let pg = database.embedded(logger: logger)
-            if pg.runningPID() == nil {
+            // A cluster whose server lives is used as it is; one left by a dead server is
+            // stopped and started afresh (`bootstrap`), as the next `serve` would.
+            if try pg.runningPID() == nil || !pg.ownedElsewhere() {
                 embedded = pg
                 location = try await EmbeddedDatabase.bootstrap(pg, migrator: try Migrator.bundled(), logger: logger)
             } else {

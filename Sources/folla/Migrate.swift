@@ -22,6 +22,17 @@ struct Migrate: AsyncParsableCommand {
             print(applied.isEmpty ? "up to date" : "applied: \(applied.joined(separator: ", "))")
         } else {
             let pg = database.embedded(logger: logger)
+            if pg.runningPID() != nil, try pg.ownedElsewhere() {
+                // A running server's cluster: migrated where it runs (the server applies the
+                // same migrations at its next start or reconnection).
+                let location = DatabaseLocation.socket(path: pg.socketPath, user: EmbeddedPostgres.superuser,
+                                                       database: EmbeddedDatabase.databaseName)
+                let applied = try await PostgresClient.with(try location.configuration(), logger: logger) { client in
+                    try await migrator.migrate(client, logger: logger)
+                }
+                print(applied.isEmpty ? "up to date" : "applied: \(applied.joined(separator: ", "))")
+                return
+            }
             _ = try await EmbeddedDatabase.bootstrap(pg, migrator: migrator, logger: logger)
             try await pg.stop()
             print("embedded database at \(pg.dataDirectory) is up to date")

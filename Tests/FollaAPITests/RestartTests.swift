@@ -16,14 +16,6 @@ import Testing
                                    json: #"{"device_id":"\#(String(format: "%040x", device))","lat":44.4938,"lon":11.343}"#).status
     }
 
-    /// Whether `pid` runs (a zombie, ended but not yet reaped by whoever adopted it, does not).
-    static func alive(_ pid: Int32) -> Bool {
-        guard kill(pid, 0) == 0, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")")
-        else { return false }
-        return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
-    }
-
     /// Starts a server on `dir` and waits for it to be ready; its process and port.
     static func serving(_ dir: String) async throws -> (ServerProcess, Int) {
         let server = try ServerProcess(["--data-dir", dir, "--shutdown-grace", "2"])
@@ -42,7 +34,7 @@ import Testing
         // What makes the case: its PostgreSQL outlived it.
         let orphan = try #require(pg.runningPID(), "the cluster ended with the server")
         let (second, again) = try await Self.serving(dir)
-        #expect(!Self.alive(orphan), "the orphaned postmaster \(orphan) still runs")
+        #expect(!EmbeddedPostgres.isLive(orphan), "the orphaned postmaster \(orphan) still runs")
         // Nothing committed was lost: the device is known (a check-out finds it).
         #expect(try await CurlAnswer.fetch("http://127.0.0.1:\(again)/v1/devices/\(String(format: "%040x", 1))",
                                            method: "DELETE").status == 204, "\(second.log.suffix(2000))")
@@ -79,5 +71,39 @@ import Testing
         #expect(pg.processes().isEmpty, "PostgreSQL outlived a SIGTERM during the start: \(pg.processes())")
         let (next, _) = try await Self.serving(dir)
         #expect(await next.stop() == 0, "\(next.log.suffix(2000))")
+    }
+
+    /// A frozen (SIGSTOP) orphan hears no `pg_ctl stop`: it is killed, and the start goes on.
+    /// Before, each start waited 30 s for two stops that could not work, then refused.
+    @Test(.timeLimit(.minutes(3))) func aFrozenOrphanIsKilledAtTheNextStart() async throws {
+        let dir = Self.fresh()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let pg = EmbeddedPostgres(configuration: .init(dataDirectory: dir + "/pg"), logger: TestCluster.logger)
+        defer { pg.killAtOnce() }
+        let (first, _) = try await Self.serving(dir)
+        await first.program.send(SIGKILL)
+        _ = await first.program.exit()
+        let orphan = try #require(pg.runningPID())
+        kill(orphan, SIGSTOP)
+        let start = ContinuousClock.now
+        let (second, _) = try await Self.serving(dir)
+        #expect(ContinuousClock.now - start < .seconds(25), "\(second.log.suffix(2000))")
+        #expect(!EmbeddedPostgres.isLive(orphan))
+        #expect(await second.stop() == 0)
+    }
+
+    /// `folla migrate` beside a running server migrates its cluster where it runs, as the
+    /// README says (it refused: "another folla process owns …").
+    @Test(.timeLimit(.minutes(3))) func migrateUsesARunningServersCluster() async throws {
+        let dir = Self.fresh()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let pg = EmbeddedPostgres(configuration: .init(dataDirectory: dir + "/pg"), logger: TestCluster.logger)
+        defer { pg.killAtOnce() }
+        let (server, _) = try await Self.serving(dir)
+        let migrate = try await ExternalProcess.run(ServerProcess.binary, ["migrate", "--data-dir", dir], deadline: 60)
+        #expect(migrate.status == 0 && migrate.output.contains("up to date"), "\(migrate.output)")
+        let check = try await ExternalProcess.run(ServerProcess.binary, ["check", "--data-dir", dir], deadline: 60)
+        #expect(check.status == 0, "\(check.output)")
+        #expect(await server.stop() == 0)
     }
 }

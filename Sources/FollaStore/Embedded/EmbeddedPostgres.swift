@@ -60,11 +60,9 @@ public struct EmbeddedPostgres: Sendable {
         try prepareDirectory()
         // Another live folla owns the directory: refuse, as for a foreign server. Ours:
         // whatever still runs on it was left by a dead owner (`EmbeddedPostgres+Owner`).
-        switch try takeOwnership() {
-        case .elsewhere: throw .inUse(dataDirectory: dataDirectory, pid: runningPID())
-        case .taken: stopOrphan()
-        case .held: break  // a server running now is this process's: refused below
-        }
+        guard try takeOwnership() else { throw .inUse(dataDirectory: dataDirectory, pid: runningPID()) }
+        // A server running now and started by this process is refused below.
+        if !startedHere { stopOrphan() }
         if !isInitialized {
             logger.info("initializing a new PostgreSQL cluster", metadata: ["dir": .string(dataDirectory)])
             try run("initdb", ["-D", dataDirectory, "-U", Self.superuser, "--auth-local=trust",
@@ -91,6 +89,7 @@ public struct EmbeddedPostgres: Sendable {
         } catch {
             throw .startFailed(logTail())
         }
+        markStarted()
         logger.info("PostgreSQL is ready", metadata: ["socket": .string(socketPath)])
     }
 
@@ -156,7 +155,7 @@ public struct EmbeddedPostgres: Sendable {
     }
 
     static func isPostgresProcess(_ pid: Int32) -> Bool {
-        guard kill(pid, 0) == 0 || errno == EPERM else { return false }
+        guard isLive(pid) else { return false }
         // Without /proc (not Linux) a live pid is taken for a server: never delete a lock
         // file on a guess.
         guard let comm = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) else { return true }
