@@ -176,7 +176,14 @@ struct Serve: AsyncParsableCommand {
             location = .url(url)
         } else {
             let pg = database.embedded(logger: logger)
-            location = try await EmbeddedDatabase.bootstrap(pg, migrator: migrator, logger: logger)
+            do {
+                location = try await EmbeddedDatabase.bootstrap(pg, migrator: migrator, logger: logger)
+            } catch where startup.caught != nil {
+                // Interrupted (a terminal's Ctrl-C reaches initdb too): stopped as asked.
+                logger.notice("stopping: signal during start-up", metadata: ["interrupted": "\(error)"])
+                try? await pg.stop()
+                return
+            }
             services.append(EmbeddedPostgresService(postgres: pg, logger: logger))
             embedded = pg
             // Asked to stop while the cluster was being set up: stop it, and nothing else.

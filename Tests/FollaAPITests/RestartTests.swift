@@ -106,4 +106,40 @@ import Testing
         #expect(check.status == 0, "\(check.output)")
         #expect(await server.stop() == 0)
     }
+
+    /// Processes whose command line mentions `text`.
+    static func processes(mentioning text: String) -> [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { entry in
+            guard let pid = Int32(entry), pid != getpid(),
+                  let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
+            else { return nil }
+            return String(decoding: data, as: UTF8.self).contains(text) ? pid : nil
+        }
+    }
+
+    /// A start killed outright during initdb, with its initdb (a kill of the process group,
+    /// an OOM kill of the service): the next start builds the cluster again. Before, initdb
+    /// had left `PG_VERSION` and half a cluster in the directory, and every later start took
+    /// it for a cluster and waited a minute for a database that was never made.
+    @Test(.timeLimit(.minutes(3))) func aStartKilledDuringInitdbLeavesNoHalfCluster() async throws {
+        let dir = Self.fresh()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let pg = EmbeddedPostgres(configuration: .init(dataDirectory: dir + "/pg"), logger: TestCluster.logger)
+        defer { pg.killAtOnce() }
+        let first = try ServerProcess(["--data-dir", dir])
+        let end = ContinuousClock.now + .seconds(30)
+        while !Self.processes(mentioning: dir).contains(where: { pid in
+            (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.hasPrefix("initdb") == true
+        }) && ContinuousClock.now < end {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        await first.program.send(SIGKILL)
+        for pid in Self.processes(mentioning: dir) { kill(pid, SIGKILL) }
+        _ = await first.program.exit()
+        let second = try ServerProcess(["--data-dir", dir, "--shutdown-grace", "2"])
+        let port = try await second.ready(within: 45)
+        #expect(try await Self.checkIn(port, device: 1) == 200, "\(second.log.suffix(2000))")
+        #expect(await second.stop() == 0)
+    }
 }

@@ -63,11 +63,7 @@ public struct EmbeddedPostgres: Sendable {
         guard try takeOwnership() else { throw .inUse(dataDirectory: dataDirectory, pid: runningPID()) }
         // A server running now and started by this process is refused below.
         if !startedHere { stopOrphan() }
-        if !isInitialized {
-            logger.info("initializing a new PostgreSQL cluster", metadata: ["dir": .string(dataDirectory)])
-            try run("initdb", ["-D", dataDirectory, "-U", Self.superuser, "--auth-local=trust",
-                               "--auth-host=scram-sha-256", "-E", "UTF8", "--no-locale", "--no-instructions"])
-        }
+        if !isInitialized { try initialize() }
         try clearStalePidFile()
         var options = [
             "-c listen_addresses='\(configuration.tcpPort == nil ? "" : "127.0.0.1")'",
@@ -111,7 +107,9 @@ public struct EmbeddedPostgres: Sendable {
 
     // MARK: - Steps
 
-    func prepareDirectory() throws(EmbeddedPostgresError) {
+    /// Creates `directory` (the cluster's by default) for the server user, reachable by it.
+    func prepareDirectory(_ directory: String? = nil) throws(EmbeddedPostgresError) {
+        let dataDirectory = directory ?? self.dataDirectory
         let fm = FileManager.default
         do {
             if !fm.fileExists(atPath: dataDirectory) {
