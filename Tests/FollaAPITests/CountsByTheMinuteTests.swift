@@ -98,7 +98,13 @@ import Testing
                 }
             }
             defer { holder.cancel() }
-            while !locked.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+            let ready = ContinuousClock.now + .seconds(20)
+            while !locked.withLock({ $0 }) && ContinuousClock.now < ready { try await Task.sleep(for: .milliseconds(10)) }
+            guard locked.withLock({ $0 }) else {
+                let result = await holder.result
+                Issue.record("the place was not locked: \(result)")
+                return
+            }
             let start = ContinuousClock.now
             let minute = f.clock.now().floored(toMultipleOf: 60)
             #expect(try await f.deps.presence.showCounts(minute: minute) == 1)

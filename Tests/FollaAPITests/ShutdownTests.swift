@@ -85,10 +85,18 @@ import Testing
         // The answer floor keeps the check-in in flight for a second.
         let server = try ServerProcess(["--data-dir", dir, "--answer-floor-ms", "1000", "--new-devices-per-network", "0"])
         let port = try await server.ready()
-        async let asked = ExternalProcess.run("/usr/bin/env", ["python3", "-c", Self.keepAliveAsk, "\(port)"], deadline: 40)
-        try await Task.sleep(for: .milliseconds(500))
+        let out = NSTemporaryDirectory() + "folla-ask-\(UUID().uuidString).txt"
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let asker = try RunningProgram("/usr/bin/env", ["python3", "-c", Self.keepAliveAsk, "\(port)"], outputFile: out)
+        // Once the request is sent (well within the answer's floor of a second).
+        let end = ContinuousClock.now + .seconds(30)
+        while !((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").contains("sent") && ContinuousClock.now < end {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try await Task.sleep(for: .milliseconds(200))
         await server.program.send(SIGTERM)
-        let head = try await asked.output
+        _ = await asker.exit()
+        let head = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
         #expect(head.contains("HTTP/1.1 200"), "\(head)")
         #expect(head.lowercased().contains("connection: close"), "\(head)")
         #expect(await server.program.exit() == 0)

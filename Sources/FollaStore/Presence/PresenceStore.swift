@@ -90,15 +90,17 @@ public struct PresenceStore: Sendable {
         let claimed = try await client.committed("SELECT folla_claim_counts(\(minute)::timestamptz)", logger: logger)
         guard try claimed.first?.decode(Bool.self) == true else { return 0 }
         var total = 0
-        // Bounded: under a heavy load places keep changing; what is left shows next minute.
-        for _ in 0..<50 {
+        // For a second at most: places a check-in holds are free again within milliseconds,
+        // and under a heavy load places keep changing; what is left shows next minute.
+        let end = ContinuousClock.now + .seconds(1)
+        repeat {
             let n = try await scalar("SELECT folla_show_counts(\(batchSize)::integer)")
             total += n
             if n == batchSize { continue }
             let pending = try await client.committed("SELECT folla_counts_pending()", logger: logger)
             guard try pending.first?.decode(Bool.self) == true else { break }
             try await Task.sleep(for: .milliseconds(20))
-        }
+        } while ContinuousClock.now < end
         return total
     }
 
