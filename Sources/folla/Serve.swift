@@ -186,12 +186,6 @@ struct Serve: AsyncParsableCommand {
             }
             services.append(EmbeddedPostgresService(postgres: pg, logger: logger))
             embedded = pg
-            // Asked to stop while the cluster was being set up: stop it, and nothing else.
-            if let signal = startup.caught {
-                logger.notice("stopping: signal \(signal) during start-up")
-                try? await pg.stop()
-                return
-            }
         }
 
         var dbConfig = try location.configuration()
@@ -264,6 +258,7 @@ struct Serve: AsyncParsableCommand {
                                               logger: logger)
         group.maximumGracefulShutdownDuration = .milliseconds(Int(grace * 1000))
         let serviceGroup = ServiceGroup(configuration: group)
+        // Asked to stop while the cluster was being set up: stop it, and nothing else.
         guard startup.handOver(to: serviceGroup) else {
             logger.notice("stopping: signal during start-up")
             try? await embedded?.stop()

@@ -44,7 +44,7 @@ import Testing
             var p = place(1, bologna, people: people)
             p.lastActivity = Date(timeIntervalSince1970: lastPing)
             let earlier = before.map { Date(timeIntervalSince1970: $0) }
-            p.activityBefore = ActivityBefore(minute: earlier, quarter: earlier)
+            p.activityBefore = ActivityBefore(minute: earlier)
             return (policy ?? self.policy).publish([p], at: Date(timeIntervalSince1970: now))[0].lastActivity.timeIntervalSince1970
         }
         // A cell: pinged just before the quarter, within it, founded in it (nothing before),
@@ -63,7 +63,7 @@ import Testing
         new.lastActivity = Date(timeIntervalSince1970: quarter + 30)
         var joined = old
         joined.lastActivity = new.lastActivity
-        joined.activityBefore = ActivityBefore(minute: old.lastActivity, quarter: old.lastActivity)
+        joined.activityBefore = ActivityBefore(minute: old.lastActivity)
         let now = Date(timeIntervalSince1970: quarter + 40)
         #expect(policy.publish([old, new], at: now)[0].lastActivity == policy.publish([joined], at: now)[0].lastActivity)
         // Places of k or more show the minute of their newest ping before the current minute.

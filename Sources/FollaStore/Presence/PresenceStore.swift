@@ -87,8 +87,7 @@ public struct PresenceStore: Sendable {
     /// - Returns: how many places changed.
     @discardableResult
     public func showCounts(minute: Date, batchSize: Int = 1000) async throws -> Int {
-        let claimed = try await client.committed("SELECT folla_claim_counts(\(minute)::timestamptz)", logger: logger)
-        guard try claimed.first?.decode(Bool.self) == true else { return 0 }
+        guard try await flag("SELECT folla_claim_counts(\(minute)::timestamptz)") else { return 0 }
         var total = 0
         // For a second at most: places a check-in holds are free again within milliseconds,
         // and under a heavy load places keep changing; what is left shows next minute.
@@ -97,8 +96,7 @@ public struct PresenceStore: Sendable {
             let n = try await scalar("SELECT folla_show_counts(\(batchSize)::integer)")
             total += n
             if n == batchSize { continue }
-            let pending = try await client.committed("SELECT folla_counts_pending()", logger: logger)
-            guard try pending.first?.decode(Bool.self) == true else { break }
+            guard try await flag("SELECT folla_counts_pending()") else { break }
             try await Task.sleep(for: .milliseconds(20))
         } while ContinuousClock.now < end
         return total
@@ -167,6 +165,10 @@ public struct PresenceStore: Sendable {
     /// One write statement's single integer, once committed.
     private func scalar(_ query: PostgresQuery) async throws -> Int {
         try await client.committed(query, logger: logger).first?.decode(Int.self) ?? 0
+    }
+
+    private func flag(_ query: PostgresQuery) async throws -> Bool {
+        try await client.committed(query, logger: logger).first?.decode(Bool.self) ?? false
     }
 }
 

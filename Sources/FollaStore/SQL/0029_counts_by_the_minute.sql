@@ -110,3 +110,14 @@ BEGIN
     DELETE FROM network_budget WHERE window_start < p_now - make_interval(secs => 2 * p_budget_window);
     RETURN total;
 END $$;
+
+-- A cell now shows the clock's quarter alone (`PrivacyPolicy.shownActivity`): 0027's
+-- activity before the quarter is read by nothing, so its trigger keeps the minute only.
+CREATE OR REPLACE FUNCTION folla_keep_earlier_activity() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF date_trunc('minute', NEW.last_activity) > date_trunc('minute', OLD.last_activity) THEN
+        NEW.activity_before_minute := OLD.last_activity;
+    END IF;
+    RETURN NEW;
+END $$;
+ALTER TABLE place DROP COLUMN activity_before_quarter;
