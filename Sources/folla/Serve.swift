@@ -205,7 +205,7 @@ struct Serve: AsyncParsableCommand {
             // Migrations wait for their locks, however long (the monitor's own connection).
             _ = try await connection.query("SET lock_timeout = 0", logger: logger).collect()
             try await migrator.migrate(on: connection, logger: logger)
-            try await HeldMessages.hold(privacy.holdsMessages, on: connection, logger: logger)
+            try await HeldMessages.hold(for: privacy, on: connection, logger: logger)
         }
         var settings = AppSettings()
         settings.privacy = privacy

@@ -32,7 +32,7 @@ struct AppFixture: Sendable {
             defer { watching.cancel() }
             while !monitor.isAvailable { try await Task.sleep(for: .milliseconds(10)) }
             // As a server does once migrated (held until their minute ends, at k > 1).
-            try await HeldMessages.hold(PrivacyPolicy(k: k).holdsMessages, on: db, logger: TestCluster.logger)
+            try await HeldMessages.hold(for: PrivacyPolicy(k: k), on: db, logger: TestCluster.logger)
             let clock = ManualClock()
             // Set up before the services make their counters (as `serve` does).
             let serverMetrics = metrics ? ServerMetrics.shared : nil

@@ -118,4 +118,68 @@ import Testing
             #expect(try await shown(held) == 2)
         }
     }
+
+    /// A public place's `last_activity` shows the pings of the people in it at the minute's
+    /// showing (`SQL/0030`). Taken from the live row, it kept the ping of someone who came and
+    /// left within a minute: an attacker's k established devices, silent in their own public
+    /// place, learnt that an established person had pinged within its 10 m though the counts
+    /// never showed them (an outside probe, session 26: 6 of 6 passes, 0 of 6 controls).
+    @Test func aPublicPlacesActivityIsOnlyItsPeoplesAtTheMinute() async throws {
+        try await AppFixture.run(k: 3) { f in
+            let sweeper = PresenceSweeper(presence: f.deps.presence, database: f.deps.database, clock: f.clock,
+                                          interval: .seconds(5), logger: TestCluster.logger)
+            let home = at(0, 30), away = at(90, 30)
+            let attackers = [1, 2, 3], victim = 4
+            func ping(_ device: Int, _ c: Coordinate) async throws {
+                let r = try await f.post("/v1/checkins", #"{"device_id":"\#(dev(device))","lat":\#(c.latitude),"lon":\#(c.longitude)}"#)
+                #expect(r.status == .ok)
+            }
+            func toNextMinute(plus second: Double) {
+                let now = f.clock.now().timeIntervalSince1970
+                f.clock.advance(by: (now / 60).rounded(.down) * 60 + 60 + second - now)
+            }
+            /// The people and `last_activity` of the public place at `home`.
+            func shown() async throws -> (people: Int, activity: String?) {
+                let groups = try f.json(try await f.get("/v1/groups?lat=\(home.latitude)&lon=\(home.longitude)&radius=15"))["groups"]
+                let entry = (groups as? [[String: Any]] ?? []).first { ($0["people"] as? Int ?? 0) >= 3 }
+                return (entry?["people"] as? Int ?? 0, entry?["last_activity"] as? String)
+            }
+            // Everyone established: the attackers at home, the victim away.
+            let rule = f.deps.privacy.establishment
+            for _ in 0..<(rule.pings - 1) {
+                for a in attackers { try await ping(a, home) }
+                try await ping(victim, away)
+            }
+            f.clock.advance(by: rule.after + 1)
+            for a in attackers { try await ping(a, home) }
+            try await ping(victim, away)
+            toNextMinute(plus: 5)
+            try await sweeper.sweep()
+            let before = try await shown()
+            #expect(before.people == 3 && before.activity != nil, "\(before)")
+            // Two silent minutes later, the victim comes and goes within a minute.
+            toNextMinute(plus: 5)
+            try await sweeper.sweep()
+            toNextMinute(plus: 5)
+            try await sweeper.sweep()
+            #expect(try await shown() == before)
+            f.clock.advance(by: 10)
+            try await ping(victim, home)
+            f.clock.advance(by: 20)
+            try await ping(victim, away)
+            toNextMinute(plus: 5)
+            try await sweeper.sweep()
+            let after = try await shown()
+            #expect(after == before, "a visit the counts never showed moved the activity")
+            // One who stays is shown, their ping's minute with them.
+            f.clock.advance(by: 10)
+            try await ping(victim, home)
+            let stayed = f.clock.now().floored(toMultipleOf: 60)
+            toNextMinute(plus: 5)
+            try await sweeper.sweep()
+            let now = try await shown()
+            #expect(now.people == 4)
+            #expect(now.activity == stayed.iso8601(), "\(now)")
+        }
+    }
 }

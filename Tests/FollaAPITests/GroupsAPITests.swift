@@ -42,10 +42,11 @@ extension AppFixture {
         try await deps.presence.snapshotStats(bucket: PrivacyPolicy.statsBucket(at: clock.now()))
     }
 
-    /// What the first sweep of a minute does first (at k > 1): shows every place's live count
-    /// to readers (`SQL/0029`). The clock stays where it is.
+    /// What the first sweep of the next minute does first (at k > 1): shows every place's
+    /// live count to readers (`SQL/0029`), and a public place's activity as of that minute
+    /// (`SQL/0030`). The clock stays where it is.
     func showCounts() async throws {
-        try await db.showCountsNow()
+        try await db.showCountsNow(asOf: clock.now().floored(toMultipleOf: 60).addingTimeInterval(60))
     }
 
     /// What a sweep does once the clock has passed the end of the current minute: shows the

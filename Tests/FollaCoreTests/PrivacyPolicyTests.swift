@@ -35,46 +35,48 @@ import Testing
     /// the first ping after each, and polling told that ping's time to ~0.2 s (outside probes,
     /// sessions 23 and 24). A cell shows the clock's quarter alone: shown as its places'
     /// newest activity before the quarter, it told a place founded in the quarter (none
-    /// before) from one joined, and so where anchors lay (an outside probe, session 26).
+    /// before) from one joined, and so where anchors lay (an outside probe, session 26). A
+    /// place of k or more shows what the minute's showing computed (`SQL/0030`), not its live
+    /// row's newest ping, which kept whoever came and left (an outside probe, session 26).
     @Test func activityTurnsWithTheClockNotAtAPing() {
         let quarter = 1_800_000_000.0  // a whole quarter hour
-        /// A place's shown activity, its newest ping at `lastPing` and the one before at
-        /// `before` (what SQL/0027's trigger keeps for the step of `lastPing`).
-        func shown(people: Int = 1, lastPing: Double, before: Double? = nil, at now: Double, policy: PrivacyPolicy? = nil) -> Double {
+        /// A place's shown activity, its newest ping at `lastPing` and what the minute's
+        /// showing computed at `shownActivity`.
+        func shown(people: Int = 1, lastPing: Double, shownActivity: Double? = nil, at now: Double,
+                   policy: PrivacyPolicy? = nil) -> Double {
             var p = place(1, bologna, people: people)
             p.lastActivity = Date(timeIntervalSince1970: lastPing)
-            let earlier = before.map { Date(timeIntervalSince1970: $0) }
-            p.activityBefore = ActivityBefore(minute: earlier)
+            p.shownActivity = shownActivity.map { Date(timeIntervalSince1970: $0) }
             return (policy ?? self.policy).publish([p], at: Date(timeIntervalSince1970: now))[0].lastActivity.timeIntervalSince1970
         }
-        // A cell: pinged just before the quarter, within it, founded in it (nothing before),
-        // silent for 20 minutes: the quarter the clock is in, whatever the pings.
+        // A cell: pinged just before the quarter, within it, silent for 20 minutes: the
+        // quarter the clock is in, whatever the pings.
         #expect(shown(lastPing: quarter - 10, at: quarter + 40) == quarter)
         for lastPing in [quarter + 20, quarter + 35] {
-            #expect(shown(lastPing: lastPing, before: quarter - 10, at: quarter + 40) == quarter, "last ping \(lastPing - quarter)")
+            #expect(shown(lastPing: lastPing, shownActivity: quarter - 60, at: quarter + 40) == quarter, "last ping \(lastPing - quarter)")
             #expect(shown(lastPing: lastPing, at: quarter + 40) == quarter, "founded at \(lastPing - quarter)")
         }
-        #expect(shown(lastPing: quarter + 890, before: quarter + 860, at: quarter + 900) == quarter + 900)
+        #expect(shown(lastPing: quarter + 890, at: quarter + 900) == quarter + 900)
         #expect(shown(lastPing: quarter - 1200, at: quarter + 40) == quarter)
-        #expect(shown(lastPing: quarter + 35, before: quarter - 1200, at: quarter + 40) == quarter)
         // A place founded in the quarter beside an older one reads as the older one joined.
         var old = place(1, bologna, people: 1), new = place(2, bologna, people: 1)
         old.lastActivity = Date(timeIntervalSince1970: quarter - 400)
         new.lastActivity = Date(timeIntervalSince1970: quarter + 30)
         var joined = old
         joined.lastActivity = new.lastActivity
-        joined.activityBefore = ActivityBefore(minute: old.lastActivity)
         let now = Date(timeIntervalSince1970: quarter + 40)
         #expect(policy.publish([old, new], at: now)[0].lastActivity == policy.publish([joined], at: now)[0].lastActivity)
-        // Places of k or more show the minute of their newest ping before the current minute.
-        #expect(shown(people: 3, lastPing: quarter + 35, before: quarter - 25, at: quarter + 40) == quarter - 60)
-        #expect(shown(people: 3, lastPing: quarter + 35, before: quarter - 25, at: quarter + 60) == quarter)
-        // Silent for five minutes, then a ping: the same before it and after it (capped at
-        // the previous minute instead, it turned at the ping: session 24).
+        // Places of k or more show the minute the showing computed, whatever their live row
+        // says since (someone came and went: the same before and after).
+        #expect(shown(people: 3, lastPing: quarter - 25, shownActivity: quarter - 25, at: quarter + 40) == quarter - 60)
+        #expect(shown(people: 3, lastPing: quarter + 35, shownActivity: quarter - 25, at: quarter + 40) == quarter - 60)
+        #expect(shown(people: 3, lastPing: quarter - 300, shownActivity: quarter - 300, at: quarter + 40) == quarter - 300)
+        #expect(shown(people: 3, lastPing: quarter - 30, shownActivity: quarter - 300, at: quarter + 40) == quarter - 300)
+        // Never shown as such: no later than the minute before.
+        #expect(shown(people: 3, lastPing: quarter + 35, at: quarter + 40) == quarter - 60)
         #expect(shown(people: 3, lastPing: quarter - 300, at: quarter + 40) == quarter - 300)
-        #expect(shown(people: 3, lastPing: quarter + 35, before: quarter - 300, at: quarter + 40) == quarter - 300)
         // k = 1 shows the ping itself.
-        #expect(shown(people: 3, lastPing: quarter + 35, before: quarter - 25, at: quarter + 40, policy: PrivacyPolicy(k: 1)) == quarter + 35)
+        #expect(shown(people: 3, lastPing: quarter + 35, shownActivity: quarter - 25, at: quarter + 40, policy: PrivacyPolicy(k: 1)) == quarter + 35)
     }
 
     @Test func bigPlacesShowTheFineGridNotTheAnchor() {

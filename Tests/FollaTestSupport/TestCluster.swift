@@ -91,10 +91,13 @@ public struct TestDatabaseError: Error, CustomStringConvertible {
 }
 
 extension PostgresClient {
-    /// Shows every place's live count and anchor to readers (`SQL/0029`) as the first sweep
-    /// of the next minute would, without moving any clock: tests that set a scene and then
-    /// read it at k > 1, where counts otherwise show only from a minute's first sweep.
-    public func showCountsNow() async throws {
-        _ = try await query("SELECT folla_show_counts(1000000)", logger: TestCluster.logger).collect()
+    /// Shows every place's live count and anchor to readers (`SQL/0029`), and a public
+    /// place's activity (`SQL/0030`), as the first sweep of `minute` would, without claiming
+    /// it: tests that set a scene and then read it at k > 1, where counts otherwise show only
+    /// from a minute's first sweep.
+    /// - Parameter minute: the minute shown: pings before it count as a public place's
+    ///   activity (by default, every ping).
+    public func showCountsNow(asOf minute: Date = .distantFuture) async throws {
+        _ = try await query("SELECT folla_show_counts(1000000, \(minute)::timestamptz)", logger: TestCluster.logger).collect()
     }
 }

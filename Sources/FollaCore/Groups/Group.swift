@@ -79,12 +79,14 @@ public struct LivePlace: Sendable, Equatable {
     /// The breakdown and mix as of the current stats period (`SQL/0024`): what is published
     /// unless k = 1; nil before the place's first snapshot.
     public var snapshot: StatsSnapshot?
-    /// The newest activity before `lastActivity`'s minute and quarter hour (`SQL/0027`):
-    /// what readers see while `lastActivity` is in the current step.
-    public var activityBefore: ActivityBefore
+    /// What a place of k or more shows as its last activity: the minute of the newest ping,
+    /// before the minute its counts were last shown, of the established people in it then
+    /// (`SQL/0030`); nil before its first showing as such. `lastActivity` is the live row's,
+    /// which whoever came and went since moved.
+    public var shownActivity: Date?
 
     public init(id: Int64, anchor: Coordinate, stats: PlaceStats, lastActivity: Date, messageCount: Int, mix: UInt64 = 0,
-                snapshot: StatsSnapshot? = nil, activityBefore: ActivityBefore = ActivityBefore()) {
+                snapshot: StatsSnapshot? = nil, shownActivity: Date? = nil) {
         self.id = id
         self.anchor = anchor
         self.stats = stats
@@ -92,7 +94,7 @@ public struct LivePlace: Sendable, Equatable {
         self.messageCount = messageCount
         self.mix = mix
         self.snapshot = snapshot
-        self.activityBefore = activityBefore
+        self.shownActivity = shownActivity
     }
 }
 

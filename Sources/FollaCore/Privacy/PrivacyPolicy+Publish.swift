@@ -46,9 +46,9 @@ extension PrivacyPolicy {
         return out
     }
 
-    /// The last activity a place shows: a place of k or more, its newest activity before the
-    /// current minute, to the minute; a cell of small groups, the start of the current
-    /// quarter hour, whoever is in it.
+    /// The last activity a place shows: a place of k or more, the minute of the newest ping of
+    /// the people in it at the minute's showing, before that minute (`SQL/0030`); a cell of
+    /// small groups, the start of the current quarter hour, whoever is in it.
     ///
     /// A cell shows only while someone in it counts (pinged within the TTL): its own time
     /// says little more than the clock, and everything it said beyond the clock was an
@@ -60,7 +60,11 @@ extension PrivacyPolicy {
     /// probe (session 26) with one established device located a lone person's 10 m sub-cell
     /// in 13 of 13 trials (median 3.9 m, 5–24 probes), and timed their moves within the cell
     /// to ~0.3 s. A public place's minute turns only when the clock enters a minute, whoever
-    /// pings (it is public: its founding is no secret). Posts are no activity (`SQL/0026`).
+    /// pings (it is public: its founding is no secret), and only for its people then: taken
+    /// from the live row, it kept the ping of whoever came and left within a minute, and an
+    /// attacker with k established devices silent in their own public place learnt that
+    /// someone had pinged within its 10 m though the counts never showed them (an outside
+    /// probe, session 26: 6 of 6). Posts are no activity (`SQL/0026`).
     /// - Parameters:
     ///   - place: the live place.
     ///   - isCell: whether it shows in a cell of small groups or on its own.
@@ -68,10 +72,10 @@ extension PrivacyPolicy {
     public func shownActivity(of place: LivePlace, isCell: Bool, at now: Date) -> Date {
         if isOriginal { return place.lastActivity }
         if isCell { return now.floored(toMultipleOf: Self.activityQuarter) }
-        let newest = place.lastActivity
-        guard newest >= now.floored(toMultipleOf: 60) else { return newest.floored(toMultipleOf: 60) }
-        // Founded in this step, it had none before: it shows from now, as the place itself.
-        return (place.activityBefore.minute ?? newest).floored(toMultipleOf: 60)
+        if let shown = place.shownActivity { return shown.floored(toMultipleOf: 60) }
+        // Never shown as a place of k or more (a database on which no server has stored its
+        // k): no later than the minute before.
+        return min(place.lastActivity, now.floored(toMultipleOf: 60).addingTimeInterval(-60)).floored(toMultipleOf: 60)
     }
 
     /// The granularity of a cell's shown activity, seconds.

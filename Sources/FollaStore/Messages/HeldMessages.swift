@@ -18,19 +18,20 @@ public struct HeldMessages: Sendable {
         self.logger = logger
     }
 
-    /// Turns holding on or off for every message stored from now on (a server sets it once
-    /// its migrations have run: `PrivacyPolicy.holdsMessages`). Every instance on one
-    /// database must agree, as they must on k.
+    /// Turns holding on or off for every message stored from now on, and stores k, from
+    /// which the minute's showing computes a place's activity (`SQL/0030`). A server sets
+    /// both once its migrations have run; every instance on one database must agree on them.
     /// - Parameters:
-    ///   - held: whether new messages are held.
+    ///   - privacy: the policy: holding (`PrivacyPolicy.holdsMessages`) and k.
     ///   - connection: where (the server's migrating connection).
-    public static func hold(_ held: Bool, on connection: PostgresConnection, logger: Logger) async throws {
-        _ = try await connection.query("UPDATE message_hold SET held = \(held)", logger: logger).collect()
+    public static func hold(for privacy: PrivacyPolicy, on connection: PostgresConnection, logger: Logger) async throws {
+        _ = try await connection.query("UPDATE message_hold SET held = \(privacy.holdsMessages), public_from = \(privacy.k)",
+                                       logger: logger).collect()
     }
 
-    /// `hold(_:on:logger:)` through a client (tests).
-    public static func hold(_ held: Bool, on client: PostgresClient, logger: Logger) async throws {
-        try await client.withConnection { try await hold(held, on: $0, logger: logger) }
+    /// `hold(for:on:logger:)` through a client (tests).
+    public static func hold(for privacy: PrivacyPolicy, on client: PostgresClient, logger: Logger) async throws {
+        try await client.withConnection { try await hold(for: privacy, on: $0, logger: logger) }
     }
 
     /// Shows the held messages stored before `minute` (a whole minute: the minutes that

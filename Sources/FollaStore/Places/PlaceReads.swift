@@ -36,7 +36,7 @@ public struct PlaceReads: Sendable {
     /// `columns` but the message count (`place(_:)` needs a `messages` column beside them).
     static let placeColumns = """
         p.id, ST_Y(p.shown_anchor::geometry) AS lat, ST_X(p.shown_anchor::geometry) AS lon, p.shown_counted AS people, p.reporters,
-        p.age_sum, p.male, p.female, p.last_activity, p.activity_before_minute, p.mix,
+        p.age_sum, p.male, p.female, p.last_activity, p.shown_activity, p.mix,
         p.snap_bucket, p.snap_reporters, p.snap_age_sum, p.snap_male, p.snap_female, p.snap_mix
         """
 
@@ -124,6 +124,6 @@ public struct PlaceReads: Sendable {
                               female: try c["female"].decode(Int.self)),
             lastActivity: try c["last_activity"].decode(Date.self), messageCount: try c["messages"].decode(Int.self),
             mix: UInt64(bitPattern: try c["mix"].decode(Int64.self)), snapshot: snapshot,
-            activityBefore: ActivityBefore(minute: try c["activity_before_minute"].decode(Date?.self)))
+            shownActivity: try c["shown_activity"].decode(Date?.self))
     }
 }

@@ -78,7 +78,8 @@ public struct PresenceStore: Sendable {
     /// Shows every place's live count and anchor to readers (`SQL/0029`), once per minute:
     /// what moved within a minute shows at its turn, whenever in the minute it moved (shown
     /// at the write, a lone person's cell told their establishing ping, check-out and moves
-    /// to ~0.2 s). Nothing to do while counts show at once (k = 1).
+    /// to ~0.2 s). Nothing to do while counts show at once (k = 1). A place of k or more
+    /// also shows the newest minute its people then in it pinged in (`SQL/0030`).
     ///
     /// In batches that wait for no lock (a place a check-in holds is skipped, and taken on a
     /// later pass once its batch has committed), so that it cannot deadlock with check-ins.
@@ -93,7 +94,7 @@ public struct PresenceStore: Sendable {
         // and under a heavy load places keep changing; what is left shows next minute.
         let end = ContinuousClock.now + .seconds(1)
         repeat {
-            let n = try await scalar("SELECT folla_show_counts(\(batchSize)::integer)")
+            let n = try await scalar("SELECT folla_show_counts(\(batchSize)::integer, \(minute)::timestamptz)")
             total += n
             if n == batchSize { continue }
             guard try await flag("SELECT folla_counts_pending()") else { break }

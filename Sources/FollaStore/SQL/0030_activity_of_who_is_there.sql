@@ -1,0 +1,76 @@
+-- A public place's last activity is shown at the minute's showing, from the people in it
+-- then (privacy, session 27). It was the newest ping of the live row before the current
+-- minute, kept whoever had pinged: an attacker with k established devices silent in their
+-- own public place learnt, to the minute, that an established person had pinged within its
+-- 10 m and left again, though the counts, shown only at the minute's turn (0029), never
+-- showed them (an outside probe, session 26: 6 of 6 passes, 0 of 6 controls).
+--
+-- Now `folla_show_counts` also sets `shown_activity` of each place of k or more: the minute
+-- of the newest ping, before the minute being shown, of the established devices in it at
+-- that moment. Whoever came and went between two showings leaves no trace in it, as in the
+-- counts. A place is due again once its live `last_activity` reaches the minute of its last
+-- computation (`activity_shown_at`): someone pinged since. Places under k show in cells,
+-- whose time is the clock's alone, so their activity is not computed.
+--
+-- k is stored beside `message_hold` by the server (`HeldMessages.hold`), as the hold is:
+-- every instance on one database must agree on it.
+--
+-- Downgrading: a 0029 server reads `activity_before_minute`, dropped here.
+ALTER TABLE message_hold ADD COLUMN public_from integer NOT NULL DEFAULT 1 CHECK (public_from >= 1);
+
+ALTER TABLE place ADD COLUMN shown_activity timestamptz,
+                  ADD COLUMN activity_shown_at timestamptz NOT NULL DEFAULT '-infinity';
+UPDATE place SET shown_activity = date_trunc('minute', coalesce(activity_before_minute, last_activity));
+
+-- What 0027's trigger kept for readers is now the showing's.
+DROP TRIGGER place_earlier_activity ON place;
+DROP FUNCTION folla_keep_earlier_activity();
+ALTER TABLE place DROP COLUMN activity_before_minute;
+
+-- The minute of the newest ping before `p_before` of the established devices in place
+-- `p_place` now; null when none.
+CREATE FUNCTION folla_members_activity(p_place bigint, p_before timestamptz) RETURNS timestamptz
+LANGUAGE sql STABLE AS $$
+    SELECT date_trunc('minute', max(last_seen)) FROM device
+    WHERE place_id = p_place AND established AND last_seen < p_before
+$$;
+
+-- Whether the minute's showing has something to copy for place `p`: its count or anchor
+-- changed, or, k or more in it (`p_k`), someone pinged since its activity was computed.
+-- (One predicate for the showing and for the question whether anything is pending.)
+CREATE FUNCTION folla_show_due(p place, p_k integer) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+    SELECT p.shown_counted <> p.counted OR p.shown_anchor::text IS DISTINCT FROM p.anchor::text
+        OR (p.counted >= p_k AND p.last_activity >= p.activity_shown_at)
+$$;
+
+-- 0029's showing of minute `p_minute` (the one `folla_claim_counts` claimed), with the
+-- activity of places of k or more. A place founded or emptied, moved or counted
+-- differently, shows its new count; a public one, the newest minute its people pinged in
+-- before `p_minute` (none, all having pinged since the minute turned: what it showed, or
+-- the minute before).
+DROP FUNCTION folla_show_counts(integer);
+CREATE FUNCTION folla_show_counts(p_batch integer, p_minute timestamptz) RETURNS integer LANGUAGE sql AS $$
+    WITH settings AS (
+        SELECT public_from AS k, p_minute AS minute FROM message_hold
+    ), due AS (
+        SELECT p.id FROM place p, settings s
+        WHERE folla_show_due(p, s.k)
+        LIMIT p_batch FOR NO KEY UPDATE OF p SKIP LOCKED
+    ), shown AS (
+        UPDATE place p SET
+            shown_counted = p.counted,
+            shown_anchor = p.anchor,
+            shown_activity = CASE WHEN p.counted >= s.k
+                                  THEN coalesce(folla_members_activity(p.id, s.minute), p.shown_activity,
+                                                s.minute - interval '1 minute')
+                                  ELSE p.shown_activity END,
+            activity_shown_at = CASE WHEN p.counted >= s.k THEN s.minute ELSE p.activity_shown_at END
+        FROM due, settings s WHERE p.id = due.id
+        RETURNING 1
+    )
+    SELECT count(*)::integer FROM shown
+$$;
+
+CREATE OR REPLACE FUNCTION folla_counts_pending() RETURNS boolean LANGUAGE sql AS $$
+    SELECT EXISTS (SELECT 1 FROM place p, message_hold h WHERE folla_show_due(p, h.public_from))
+$$;
