@@ -15,6 +15,8 @@ import NIOHTTPTypesHTTP1
 ///   waiting for `100 Continue` before sending it used to get a 408 instead);
 /// - `CONNECT` (405: NIO's parser stops parsing after one, and its answer went out unframed);
 /// - a transfer coding other than chunked (501, RFC 9112 §6.1: NIO read `gzip, chunked` as chunked);
+/// - an `Expect` other than `100-continue` (417, RFC 9110 §10.1.1: it was processed as if
+///   absent, so a client that made its request conditional on it got it done regardless);
 /// - HTTP that NIO's parser cannot read outside a body (400 with a problem, 431 for too many
 ///   header fields; Hummingbird's own answer has an empty body). Inside a body the error
 ///   reaches the route, which answers it, unless the route has answered already: then the
@@ -133,6 +135,10 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
         if let coding = head.headerFields[.transferEncoding], coding.lowercased() != "chunked" {
             return Problem(.notImplemented, type: "unsupported-transfer-coding", title: "Transfer coding not supported",
                            detail: "only Transfer-Encoding: chunked is supported")
+        }
+        if let expect = head.headerFields[.expect], expect.lowercased() != "100-continue" {
+            return Problem(.expectationFailed, type: "expectation-failed", title: "Expectation not supported",
+                           detail: "the only expectation supported is Expect: 100-continue; got \(Problem.bounded(expect, 64))")
         }
         if let declared = head.headerFields[.contentLength].flatMap({ Int($0) }), declared > limits.maxBodyBytes {
             return .bodyTooLarge("the request body must be at most \(limits.maxBodyBytes) bytes; Content-Length says \(declared)")
