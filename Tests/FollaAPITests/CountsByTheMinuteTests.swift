@@ -73,7 +73,7 @@ import Testing
     /// shown on a later pass or minute, the others at once. In one id-ordered statement it
     /// waited, and lost deadlocks against check-in batches that lock places in their pings'
     /// order (an outside probe: three in a row under 48 writers; counts 10-15 s late).
-    @Test(.timeLimit(.minutes(1))) func theMinutesShowingWaitsForNoLock() async throws {
+    @Test(.timeLimit(.minutes(3))) func theMinutesShowingWaitsForNoLock() async throws {
         try await AppFixture.run(k: 3) { f in
             func insert(_ lon: Double) async throws -> Int64 {
                 try await f.db.query("""
@@ -93,7 +93,7 @@ import Testing
                     _ = try await c.query("BEGIN", logger: TestCluster.logger)
                     _ = try await c.query("SELECT 1 FROM place WHERE id = \(held) FOR NO KEY UPDATE", logger: TestCluster.logger).collect()
                     locked.withLock { $0 = true }
-                    try? await Task.sleep(for: .seconds(20))
+                    try? await Task.sleep(for: .seconds(90))
                     _ = try await c.query("ROLLBACK", logger: TestCluster.logger)
                 }
             }
@@ -108,7 +108,9 @@ import Testing
             let start = ContinuousClock.now
             let minute = f.clock.now().floored(toMultipleOf: 60)
             #expect(try await f.deps.presence.showCounts(minute: minute) == 1)
-            #expect(ContinuousClock.now - start < .seconds(10), "it waited for the held place")
+            // (Well under the 90 s the place is held: the whole suite on two cores can make the
+            // bounded passes themselves take seconds.)
+            #expect(ContinuousClock.now - start < .seconds(45), "it waited for the held place")
             #expect(try await shown(free) == 2)
             #expect(try await shown(held) == 0)
             // Released, the held place shows at the next minute's showing.
@@ -116,6 +118,88 @@ import Testing
             _ = try? await holder.value
             #expect(try await f.deps.presence.showCounts(minute: minute.addingTimeInterval(60)) == 1)
             #expect(try await shown(held) == 2)
+        }
+    }
+
+    /// The minute's showing shows what was due when it claimed the minute, nothing that
+    /// changes during its passes (up to a second, while a held place waits): taking whatever
+    /// was due at each pass, every change in that second showed within tens of milliseconds
+    /// (an outside probe, session 27: a join shown 28-71 ms after its ping, 4 of 4).
+    @Test(.timeLimit(.minutes(3))) func whatChangesDuringTheShowingWaitsForTheNextMinute() async throws {
+        try await AppFixture.run(k: 3) { f in
+            let log = TestCluster.logger
+            func insert(_ lon: Double) async throws -> Int64 {
+                try await f.db.query("""
+                    INSERT INTO place (anchor, people, counted, created_at, last_activity)
+                    VALUES (ST_SetSRID(ST_MakePoint(\(lon)::float8, 44.49::float8), 4326)::geography, 2, 2, now(), now())
+                    RETURNING id
+                    """, logger: log).collect()[0].decode(Int64.self)
+            }
+            let held = try await insert(11.34), free = try await insert(11.36)
+            func shown(_ id: Int64) async throws -> Int {
+                try await f.db.query("SELECT shown_counted FROM place WHERE id = \(id)", logger: log).collect()[0].decode(Int.self)
+            }
+            // The held place keeps the showing's passes going for their whole second.
+            let locked = Mutex(false)
+            let holder = Task {
+                try await f.db.withConnection { c in
+                    _ = try await c.query("BEGIN", logger: log)
+                    _ = try await c.query("SELECT 1 FROM place WHERE id = \(held) FOR NO KEY UPDATE", logger: log).collect()
+                    locked.withLock { $0 = true }
+                    try? await Task.sleep(for: .seconds(90))
+                    _ = try await c.query("ROLLBACK", logger: log)
+                }
+            }
+            defer { holder.cancel() }
+            let ready = ContinuousClock.now + .seconds(20)
+            while !locked.withLock({ $0 }) && ContinuousClock.now < ready { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(locked.withLock { $0 }, "the place was not locked")
+            let minute = f.clock.now().floored(toMultipleOf: 60)
+            let showing = Task { try await f.deps.presence.showCounts(minute: minute) }
+            let shownOnce = ContinuousClock.now + .seconds(60)
+            while try await shown(free) != 2 && ContinuousClock.now < shownOnce { try await Task.sleep(for: .milliseconds(5)) }
+            // A check-in's change while the showing still waits for the held place.
+            _ = try await f.db.query("UPDATE place SET people = 5, counted = 5 WHERE id = \(free)", logger: log).collect()
+            _ = try await showing.value
+            #expect(try await shown(free) == 2, "a change during the minute's showing showed at once")
+            holder.cancel()
+            _ = try? await holder.value
+            try await f.deps.presence.showCounts(minute: minute.addingTimeInterval(60))
+            #expect(try await shown(free) == 5)
+        }
+    }
+
+    /// A place's first stats snapshot is taken at a minute's showing, with its counts, not at
+    /// whichever sweep comes next: an attacker's k devices founding a place mid-minute read
+    /// in its first snapshot whether an established reporter had been within its 10 m for a
+    /// few seconds, though the counts never showed them (an outside probe, session 27: 4 of
+    /// 5 passes, 0 of 4 controls; the noise is fixed for fixed reporters).
+    @Test func aNewPlacesFirstStatsWaitForTheMinutesShowing() async throws {
+        try await AppFixture.run(k: 3) { f in
+            let sweeper = PresenceSweeper(presence: f.deps.presence, database: f.deps.database, clock: f.clock,
+                                          interval: .seconds(5), logger: TestCluster.logger)
+            func toNextMinute(plus second: Double) {
+                let now = f.clock.now().timeIntervalSince1970
+                f.clock.advance(by: (now / 60).rounded(.down) * 60 + 60 + second - now)
+            }
+            toNextMinute(plus: 5)
+            try await sweeper.sweep()
+            // Founded after the minute's showing, with three reporters.
+            let id = try await f.db.query("""
+                INSERT INTO place (anchor, people, counted, reporters, age_sum, male, female, created_at, last_activity)
+                VALUES (ST_SetSRID(ST_MakePoint(11.35::float8, 44.49::float8), 4326)::geography, 3, 3, 3, 90, 2, 1, now(), now())
+                RETURNING id
+                """, logger: TestCluster.logger).collect()[0].decode(Int64.self)
+            func snapshotted() async throws -> Bool {
+                try await f.db.query("SELECT snap_bucket IS NOT NULL FROM place WHERE id = \(id)", logger: TestCluster.logger)
+                    .collect()[0].decode(Bool.self)
+            }
+            f.clock.advance(by: 10)
+            try await sweeper.sweep()
+            #expect(try await !snapshotted(), "the next sweep of the minute took its first snapshot")
+            toNextMinute(plus: 2)
+            try await sweeper.sweep()
+            #expect(try await snapshotted())
         }
     }
 

@@ -128,7 +128,7 @@ import Testing
                 var waiting = 0
                 for _ in 0..<200 where waiting == 0 {
                     try await Task.sleep(for: .milliseconds(25))
-                    waiting = try await f.count("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%folla_check_in%'")
+                    waiting = try await f.count("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() AND query LIKE '%folla_check_in%'")
                 }
                 _ = try await first.query("COMMIT", logger: logger).collect()
                 #expect(waiting == 1, "the second ping never waited for the device's row")

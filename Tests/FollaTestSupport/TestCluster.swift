@@ -98,6 +98,7 @@ extension PostgresClient {
     /// - Parameter minute: the minute shown: pings before it count as a public place's
     ///   activity (by default, every ping).
     public func showCountsNow(asOf minute: Date = .distantFuture) async throws {
+        _ = try await query("SELECT folla_mark_counts_due()", logger: TestCluster.logger).collect()
         _ = try await query("SELECT folla_show_counts(1000000, \(minute)::timestamptz)", logger: TestCluster.logger).collect()
     }
 }

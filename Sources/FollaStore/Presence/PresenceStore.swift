@@ -83,12 +83,14 @@ public struct PresenceStore: Sendable {
     ///
     /// In batches that wait for no lock (a place a check-in holds is skipped, and taken on a
     /// later pass once its batch has committed), so that it cannot deadlock with check-ins.
+    /// The passes take only the places the claim marked: what changes meanwhile shows at
+    /// the next minute.
     /// - Parameter minute: the current whole minute; a second call for it, from this
     ///   instance or another, does nothing.
-    /// - Returns: how many places changed.
+    /// - Returns: how many places changed; nil when the minute was shown already.
     @discardableResult
-    public func showCounts(minute: Date, batchSize: Int = 1000) async throws -> Int {
-        guard try await flag("SELECT folla_claim_counts(\(minute)::timestamptz)") else { return 0 }
+    public func showCounts(minute: Date, batchSize: Int = 1000) async throws -> Int? {
+        guard try await flag("SELECT folla_claim_counts(\(minute)::timestamptz)") else { return nil }
         var total = 0
         // For a second at most: places a check-in holds are free again within milliseconds,
         // and under a heavy load places keep changing; what is left shows next minute.

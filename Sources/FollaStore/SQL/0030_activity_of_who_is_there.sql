@@ -36,20 +36,43 @@ LANGUAGE sql STABLE AS $$
 $$;
 
 -- The places the minute's showing has something to copy for: a count or anchor changed, or,
--- k or more in one, someone pinged since its activity was computed. (One rule for the
--- showing and for the question whether anything is pending. A function taking the row
--- formed the whole row for every place and made an idle pass over 100 000 places take
--- 250 ms instead of 55; so did joining `message_hold` in the update.)
+-- k or more in one, someone pinged since its activity was computed. (A function taking the
+-- row formed the whole row for every place and made a pass over 100 000 places take 250 ms
+-- instead of 55.)
 CREATE VIEW place_show_due AS
-    SELECT p.id, p.counted FROM place p
+    SELECT p.id FROM place p
     WHERE p.shown_counted <> p.counted OR p.shown_anchor::text IS DISTINCT FROM p.anchor::text
        OR (p.counted >= (SELECT public_from FROM message_hold) AND p.last_activity >= p.activity_shown_at);
 
--- 0029's showing of minute `p_minute` (the one `folla_claim_counts` claimed), with the
--- activity of places of k or more. A place founded or emptied, moved or counted
--- differently, shows its new count; a public one, the newest minute its people pinged in
--- before `p_minute` (none, all having pinged since the minute turned: what it showed, or
--- the minute before).
+-- The places the claimed minute shows, marked when it is claimed. The showing's passes (a
+-- second at most, coming back for places a check-in held) take only these: taking whatever
+-- was due at each pass, every change in that second showed within tens of milliseconds,
+-- and a public place pinged since the minute turned stayed due and kept that second open
+-- (an outside probe, session 27: a join shown 28-71 ms after its ping, 4 of 4, forced by
+-- one member's ping at the minute's turn). Unlogged: after a crash the next minute marks
+-- afresh.
+CREATE UNLOGGED TABLE counts_due (place_id bigint PRIMARY KEY);
+
+-- Marks what the minute's showing is to show: every place due now.
+CREATE FUNCTION folla_mark_counts_due() RETURNS void LANGUAGE sql AS $$
+    DELETE FROM counts_due;
+    INSERT INTO counts_due (place_id) SELECT id FROM place_show_due;
+$$;
+
+-- 0029's claim, which now marks what the minute shows.
+CREATE OR REPLACE FUNCTION folla_claim_counts(p_minute timestamptz) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE counts_shown SET minute = p_minute WHERE minute < p_minute;
+    IF NOT FOUND THEN RETURN false; END IF;
+    PERFORM folla_mark_counts_due();
+    RETURN true;
+END $$;
+
+-- 0029's showing of minute `p_minute` (the one `folla_claim_counts` claimed and marked),
+-- with the activity of places of k or more: up to `p_batch` of the marked places show their
+-- live count and anchor, and a public one the newest minute its people pinged in before
+-- `p_minute` (none, all having pinged since the minute turned: what it showed, or the
+-- minute before). A place a check-in holds stays marked for a later pass.
 --
 -- The activities are read before any place is locked, and the places are then locked
 -- (skipping those a check-in holds) and written in one short statement: computed under the
@@ -59,13 +82,18 @@ DROP FUNCTION folla_show_counts(integer);
 CREATE FUNCTION folla_show_counts(p_batch integer, p_minute timestamptz) RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
     k integer := (SELECT public_from FROM message_hold);
+    wanted bigint[];
     ids bigint[];
     activities timestamptz[];
     n integer;
 BEGIN
-    SELECT array_agg(d.id), array_agg(CASE WHEN d.counted >= k THEN folla_members_activity(d.id, p_minute) END)
+    SELECT array_agg(place_id) INTO wanted FROM (SELECT place_id FROM counts_due LIMIT p_batch) d;
+    IF wanted IS NULL THEN RETURN 0; END IF;
+    -- (Retired since it was marked.)
+    DELETE FROM counts_due c WHERE c.place_id = ANY(wanted) AND NOT EXISTS (SELECT 1 FROM place p WHERE p.id = c.place_id);
+    SELECT array_agg(p.id), array_agg(CASE WHEN p.counted >= k THEN folla_members_activity(p.id, p_minute) END)
     INTO ids, activities
-    FROM (SELECT id, counted FROM place_show_due LIMIT p_batch) d;
+    FROM place p WHERE p.id = ANY(wanted);
     IF ids IS NULL THEN RETURN 0; END IF;
     WITH due AS (
         SELECT * FROM unnest(ids, activities) AS d(id, activity)
@@ -80,12 +108,15 @@ BEGIN
                                   ELSE p.shown_activity END,
             activity_shown_at = CASE WHEN p.counted >= k THEN p_minute ELSE p.activity_shown_at END
         FROM locked JOIN due ON due.id = locked.id WHERE p.id = locked.id
-        RETURNING 1
+        RETURNING p.id
+    ), done AS (
+        DELETE FROM counts_due WHERE place_id IN (SELECT id FROM shown)
     )
     SELECT count(*)::integer INTO n FROM shown;
     RETURN n;
 END $$;
 
+-- Whether places marked for the minute's showing are still to show.
 CREATE OR REPLACE FUNCTION folla_counts_pending() RETURNS boolean LANGUAGE sql AS $$
-    SELECT EXISTS (SELECT 1 FROM place_show_due)
+    SELECT EXISTS (SELECT 1 FROM counts_due)
 $$;
