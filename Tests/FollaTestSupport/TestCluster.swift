@@ -96,9 +96,9 @@ extension PostgresClient {
     /// it: tests that set a scene and then read it at k > 1, where counts otherwise show only
     /// from a minute's first sweep.
     /// - Parameter minute: the minute shown: pings before it count as a public place's
-    ///   activity (by default, every ping).
-    public func showCountsNow(asOf minute: Date = .distantFuture) async throws {
-        _ = try await query("SELECT folla_mark_counts_due()", logger: TestCluster.logger).collect()
-        _ = try await query("SELECT folla_show_counts(1000000, \(minute)::timestamptz)", logger: TestCluster.logger).collect()
+    ///   activity. (No stats snapshot is taken.)
+    public func showCountsNow(asOf minute: Date) async throws {
+        _ = try await query("SELECT folla_mark_counts_due(\(minute)::timestamptz)", logger: TestCluster.logger).collect()
+        _ = try await query("SELECT folla_show_counts(1000000, \(minute)::timestamptz, NULL)", logger: TestCluster.logger).collect()
     }
 }

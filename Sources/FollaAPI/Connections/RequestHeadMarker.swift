@@ -106,8 +106,8 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
             }
             requestOpen = true
             unanswered += 1
-            // (Never to HTTP/1.0, which has no 100 Continue.)
-            if unanswered == 1, head.headerFields[.expect]?.lowercased() == "100-continue", persistence?.isHTTP10 != true {
+            // (Never to HTTP/1.0, which has no 100 Continue. Any other expectation was refused.)
+            if unanswered == 1, head.headerFields[.expect] != nil, persistence?.isHTTP10 != true {
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
             }
         case .end:
@@ -136,7 +136,10 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
             return Problem(.notImplemented, type: "unsupported-transfer-coding", title: "Transfer coding not supported",
                            detail: "only Transfer-Encoding: chunked is supported")
         }
-        if let expect = head.headerFields[.expect], expect.lowercased() != "100-continue" {
+        // (Repeated fields arrive joined with commas: `100-continue` sent twice is still one.)
+        if let expect = head.headerFields[.expect],
+           !expect.lowercased().split(separator: ",", omittingEmptySubsequences: false)
+               .allSatisfy({ $0.trimmingCharacters(in: .whitespaces) == "100-continue" }) {
             return Problem(.expectationFailed, type: "expectation-failed", title: "Expectation not supported",
                            detail: "the only expectation supported is Expect: 100-continue; got \(Problem.bounded(expect, 64))")
         }

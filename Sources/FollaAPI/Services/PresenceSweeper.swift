@@ -64,19 +64,12 @@ public struct PresenceSweeper: Service {
         // under a minute (test rigs) is kept exact: rounding would double it.
         let ttl = presence.policy.presenceTTL
         let expired = try await presence.expire(at: ttl >= 60 ? now.floored(toMultipleOf: 60) : now)
-        // Then the counts of the minute, expiries included, at once for every place (`SQL/0029`).
-        let counted = try await presence.showCounts(minute: now.floored(toMultipleOf: 60))
+        // Then the counts of the minute, expiries included, at once for every place
+        // (`SQL/0029`), and the stats snapshots of the period with them (a new place's
+        // first, or every place's at the turn of a period).
+        let counted = try await presence.showCounts(minute: now.floored(toMultipleOf: 60),
+                                                    bucket: PrivacyPolicy.statsBucket(at: now))
         let forgotten = try await presence.forget(at: now)
-        // Every live place's stats snapshot for this period (the first sweep after the turn
-        // of a period, or a new place's first), taken only where the minute's counts were
-        // just shown: a new place's first, taken at whichever sweep came next, counted a
-        // passer-by the counts never showed (an outside probe, session 27: a place founded
-        // mid-minute by k devices told whether an established reporter was within its 10 m
-        // for a few seconds, 4 of 5 passes, 0 of 4 controls, the noise being fixed for fixed
-        // reporters).
-        if counted != nil {
-            try await presence.snapshotStats(bucket: PrivacyPolicy.statsBucket(at: now))
-        }
         let retired = try await presence.retire(
             at: now, messageRetention: presence.policy.messageRetention, budgetWindow: budgetWindow)
             + idempotency.expire(at: now, retention: idempotencyRetention)

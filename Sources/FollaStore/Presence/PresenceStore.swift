@@ -85,21 +85,28 @@ public struct PresenceStore: Sendable {
     /// later pass once its batch has committed), so that it cannot deadlock with check-ins.
     /// The passes take only the places the claim marked: what changes meanwhile shows at
     /// the next minute.
-    /// - Parameter minute: the current whole minute; a second call for it, from this
-    ///   instance or another, does nothing.
-    /// - Returns: how many places changed; nil when the minute was shown already.
+    ///
+    /// Stats snapshots (`SQL/0024`) are taken here too, the moment each place's counts are:
+    /// the unmarked places' right after the claim, the marked ones' as they are shown. Taken
+    /// at any other sweep, a new place's first counted a passer-by the counts never showed.
+    /// - Parameters:
+    ///   - minute: the current whole minute; a second call for it, from this instance or
+    ///     another, does nothing.
+    ///   - bucket: the current stats period (`PrivacyPolicy.statsBucket(at:)`).
+    /// - Returns: how many places were shown; nil when the minute was shown already.
     @discardableResult
-    public func showCounts(minute: Date, batchSize: Int = 1000) async throws -> Int? {
+    public func showCounts(minute: Date, bucket: Int64, batchSize: Int = 1000) async throws -> Int? {
         guard try await flag("SELECT folla_claim_counts(\(minute)::timestamptz)") else { return nil }
+        try await snapshotStats(bucket: bucket, batchSize: batchSize)
         var total = 0
-        // For a second at most: places a check-in holds are free again within milliseconds,
-        // and under a heavy load places keep changing; what is left shows next minute.
+        // For a second at most: places a check-in holds are free again within milliseconds;
+        // what is left shows next minute.
         let end = ContinuousClock.now + .seconds(1)
         repeat {
-            let n = try await scalar("SELECT folla_show_counts(\(batchSize)::integer, \(minute)::timestamptz)")
+            let n = try await scalar("SELECT folla_show_counts(\(batchSize)::integer, \(minute)::timestamptz, \(bucket)::bigint)")
             total += n
-            if n == batchSize { continue }
-            guard try await flag("SELECT folla_counts_pending()") else { break }
+            if n > 0 { continue }
+            guard try await flag("SELECT folla_counts_pending(\(minute)::timestamptz)") else { break }
             try await Task.sleep(for: .milliseconds(20))
         } while ContinuousClock.now < end
         return total
@@ -117,8 +124,9 @@ public struct PresenceStore: Sendable {
         return retired
     }
 
-    /// Takes the stats snapshot of period `bucket` of every live place that has an older one
-    /// (`SQL/0024`); returns how many places it took.
+    /// Takes the stats snapshot of period `bucket` of every live place shown to readers and
+    /// not marked for the minute's showing that has an older one (`SQL/0024`, `SQL/0030`);
+    /// returns how many places it took. ``showCounts(minute:bucket:batchSize:)`` calls it.
     /// - Parameter bucket: the period's index (`PrivacyPolicy.statsBucket(at:)`).
     @discardableResult
     public func snapshotStats(bucket: Int64, batchSize: Int = 1000) async throws -> Int {
