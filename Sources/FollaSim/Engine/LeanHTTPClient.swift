@@ -53,9 +53,6 @@ public final class LeanHTTPClient: @unchecked Sendable {
     let timeout: TimeAmount
     let group: MultiThreadedEventLoopGroup
     let loop: any EventLoop
-    /// Runs tasks on the client's loop: a request sent from one of them neither hands its
-    /// work to another thread nor is resumed on one.
-    public let executor: EventLoopTaskExecutor
 
     // Confined to `loop`.
     private var queue = CircularBuffer<Pending>(initialCapacity: 1024)
@@ -86,7 +83,6 @@ public final class LeanHTTPClient: @unchecked Sendable {
         self.timeout = timeout
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         self.loop = group.next()
-        self.executor = EventLoopTaskExecutor(loop: loop)
     }
 
     /// Sends one request and returns the whole answer.
@@ -106,7 +102,7 @@ public final class LeanHTTPClient: @unchecked Sendable {
         guard !stopped.load(ordering: .acquiring) else { throw Failure(description: "client shut down") }
         let promise = loop.makePromise(of: Response.self)
         let pending = Pending(head: head, body: body, promise: promise, enqueued: .now(), keepBody: keepBody)
-        if loop.inEventLoop { enqueue(pending) } else { loop.execute { self.enqueue(pending) } }
+        loop.execute { self.enqueue(pending) }
         return try await promise.futureResult.get()
     }
 

@@ -43,8 +43,7 @@ public struct LoadRunner: Sendable {
                 if elapsed >= duration { break }
                 for (due, action) in population.advance(to: elapsed) {
                     book.recordLag(micros: UInt64(max(0, elapsed - due) * 1_000_000))
-                    // On the client's loop (`EventLoopTaskExecutor`).
-                    group.addTask(executorPreference: client.http.executor) {
+                    group.addTask {
                         let outcome: FollaClient.Outcome?
                         var failure: String?
                         do {
