@@ -75,36 +75,9 @@ import Testing
     /// order (an outside probe: three in a row under 48 writers; counts 10-15 s late).
     @Test(.timeLimit(.minutes(3))) func theMinutesShowingWaitsForNoLock() async throws {
         try await AppFixture.run(k: 3) { f in
-            func insert(_ lon: Double) async throws -> Int64 {
-                try await f.db.query("""
-                    INSERT INTO place (anchor, people, counted, created_at, last_activity)
-                    VALUES (ST_SetSRID(ST_MakePoint(\(lon)::float8, 44.49::float8), 4326)::geography, 2, 2, now(), now())
-                    RETURNING id
-                    """, logger: TestCluster.logger).collect()[0].decode(Int64.self)
-            }
-            let held = try await insert(11.34), free = try await insert(11.36)
-            func shown(_ id: Int64) async throws -> Int {
-                try await f.db.query("SELECT shown_counted FROM place WHERE id = \(id)", logger: TestCluster.logger)
-                    .collect()[0].decode(Int.self)
-            }
-            let locked = Mutex(false)
-            let holder = Task {
-                try await f.db.withConnection { c in
-                    _ = try await c.query("BEGIN", logger: TestCluster.logger)
-                    _ = try await c.query("SELECT 1 FROM place WHERE id = \(held) FOR NO KEY UPDATE", logger: TestCluster.logger).collect()
-                    locked.withLock { $0 = true }
-                    try? await Task.sleep(for: .seconds(90))
-                    _ = try await c.query("ROLLBACK", logger: TestCluster.logger)
-                }
-            }
-            defer { holder.cancel() }
-            let ready = ContinuousClock.now + .seconds(20)
-            while !locked.withLock({ $0 }) && ContinuousClock.now < ready { try await Task.sleep(for: .milliseconds(10)) }
-            guard locked.withLock({ $0 }) else {
-                let result = await holder.result
-                Issue.record("the place was not locked: \(result)")
-                return
-            }
+            guard let scene = try await HeldScene(f) else { return }
+            defer { scene.holder.cancel() }
+            let (held, free, shown) = (scene.held, scene.free, scene.shown)
             let start = ContinuousClock.now
             let minute = f.clock.now().floored(toMultipleOf: 60)
             #expect(try await f.deps.presence.showCounts(minute: minute, bucket: 0) == 1)
@@ -114,8 +87,7 @@ import Testing
             #expect(try await shown(free) == 2)
             #expect(try await shown(held) == 0)
             // Released, the held place shows at the next minute's showing.
-            holder.cancel()
-            _ = try? await holder.value
+            await scene.release()
             #expect(try await f.deps.presence.showCounts(minute: minute.addingTimeInterval(60), bucket: 0) == 1)
             #expect(try await shown(held) == 2)
         }
@@ -127,33 +99,10 @@ import Testing
     /// (an outside probe, session 27: a join shown 28-71 ms after its ping, 4 of 4).
     @Test(.timeLimit(.minutes(3))) func whatChangesDuringTheShowingWaitsForTheNextMinute() async throws {
         try await AppFixture.run(k: 3) { f in
-            let log = TestCluster.logger
-            func insert(_ lon: Double) async throws -> Int64 {
-                try await f.db.query("""
-                    INSERT INTO place (anchor, people, counted, created_at, last_activity)
-                    VALUES (ST_SetSRID(ST_MakePoint(\(lon)::float8, 44.49::float8), 4326)::geography, 2, 2, now(), now())
-                    RETURNING id
-                    """, logger: log).collect()[0].decode(Int64.self)
-            }
-            let held = try await insert(11.34), free = try await insert(11.36)
-            func shown(_ id: Int64) async throws -> Int {
-                try await f.db.query("SELECT shown_counted FROM place WHERE id = \(id)", logger: log).collect()[0].decode(Int.self)
-            }
             // The held place keeps the showing's passes going for their whole second.
-            let locked = Mutex(false)
-            let holder = Task {
-                try await f.db.withConnection { c in
-                    _ = try await c.query("BEGIN", logger: log)
-                    _ = try await c.query("SELECT 1 FROM place WHERE id = \(held) FOR NO KEY UPDATE", logger: log).collect()
-                    locked.withLock { $0 = true }
-                    try? await Task.sleep(for: .seconds(90))
-                    _ = try await c.query("ROLLBACK", logger: log)
-                }
-            }
-            defer { holder.cancel() }
-            let ready = ContinuousClock.now + .seconds(20)
-            while !locked.withLock({ $0 }) && ContinuousClock.now < ready { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(locked.withLock { $0 }, "the place was not locked")
+            guard let scene = try await HeldScene(f) else { return }
+            defer { scene.holder.cancel() }
+            let (free, shown) = (scene.free, scene.shown)
             let minute = f.clock.now().floored(toMultipleOf: 60)
             let finished = Mutex(false)
             let showing = Task {
@@ -163,15 +112,14 @@ import Testing
             let shownOnce = ContinuousClock.now + .seconds(60)
             while try await shown(free) != 2 && ContinuousClock.now < shownOnce { try await Task.sleep(for: .milliseconds(5)) }
             // A check-in's change while the showing still waits for the held place.
-            _ = try await f.db.query("UPDATE place SET people = 5, counted = 5 WHERE id = \(free)", logger: log).collect()
+            _ = try await f.db.query("UPDATE place SET people = 5, counted = 5 WHERE id = \(free)", logger: TestCluster.logger).collect()
             let inTime = !finished.withLock { $0 }
             _ = try await showing.value
             #expect(try await shown(free) == 2, "a change during the minute's showing showed at once")
             // (Else the change came after the passes and tested nothing: said, not failed, as
             // a CI box running every test at once can be that slow.)
             if !inTime { print("whatChangesDuringTheShowingWaitsForTheNextMinute: the showing ended before the change") }
-            holder.cancel()
-            _ = try? await holder.value
+            await scene.release()
             try await f.deps.presence.showCounts(minute: minute.addingTimeInterval(60), bucket: 0)
             #expect(try await shown(free) == 5)
         }
@@ -285,5 +233,58 @@ import Testing
             let later = try await shown()
             #expect(later.activity == earlier.iso8601(), "\(later)")
         }
+    }
+}
+
+/// Two places of two people (under k = 3), one of them held by a transaction for up to 90 s,
+/// as a check-in batch holds the places it writes: what the minute's showing must not wait for.
+struct HeldScene {
+    let f: AppFixture
+    let held: Int64
+    let free: Int64
+    let holder: Task<Void, any Error>
+
+    /// Sets the scene; nil (with an issue recorded) when the place could not be locked.
+    init?(_ f: AppFixture) async throws {
+        func insert(_ lon: Double) async throws -> Int64 {
+            try await f.db.query("""
+                INSERT INTO place (anchor, people, counted, created_at, last_activity)
+                VALUES (ST_SetSRID(ST_MakePoint(\(lon)::float8, 44.49::float8), 4326)::geography, 2, 2, now(), now())
+                RETURNING id
+                """, logger: TestCluster.logger).collect()[0].decode(Int64.self)
+        }
+        let held = try await insert(11.34)
+        self.f = f
+        self.held = held
+        self.free = try await insert(11.36)
+        let locked = Mutex(false)
+        holder = Task {
+            try await f.db.withConnection { c in
+                _ = try await c.query("BEGIN", logger: TestCluster.logger)
+                _ = try await c.query("SELECT 1 FROM place WHERE id = \(held) FOR NO KEY UPDATE", logger: TestCluster.logger).collect()
+                locked.withLock { $0 = true }
+                try? await Task.sleep(for: .seconds(90))
+                _ = try await c.query("ROLLBACK", logger: TestCluster.logger)
+            }
+        }
+        let ready = ContinuousClock.now + .seconds(20)
+        while !locked.withLock({ $0 }) && ContinuousClock.now < ready { try await Task.sleep(for: .milliseconds(10)) }
+        guard locked.withLock({ $0 }) else {
+            holder.cancel()
+            Issue.record("the place was not locked: \(await holder.result)")
+            return nil
+        }
+    }
+
+    /// The count readers see of place `id`.
+    func shown(_ id: Int64) async throws -> Int {
+        try await f.db.query("SELECT shown_counted FROM place WHERE id = \(id)", logger: TestCluster.logger)
+            .collect()[0].decode(Int.self)
+    }
+
+    /// Ends the holding transaction.
+    func release() async {
+        holder.cancel()
+        _ = try? await holder.value
     }
 }
