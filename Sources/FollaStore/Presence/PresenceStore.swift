@@ -93,7 +93,8 @@ public struct PresenceStore: Sendable {
     ///   - minute: the current whole minute; a second call for it, from this instance or
     ///     another, does nothing.
     ///   - bucket: the current stats period (`PrivacyPolicy.statsBucket(at:)`).
-    /// - Returns: how many places were shown; nil when the minute was shown already.
+    /// - Returns: how many marked places were taken (shown, or retired since); nil when the
+    ///   minute was shown already.
     @discardableResult
     public func showCounts(minute: Date, bucket: Int64, batchSize: Int = 1000) async throws -> Int? {
         guard try await flag("SELECT folla_claim_counts(\(minute)::timestamptz)") else { return nil }

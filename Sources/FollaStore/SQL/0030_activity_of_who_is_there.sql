@@ -130,29 +130,25 @@ BEGIN
     WITH due AS (
         SELECT * FROM unnest(ids, computed, activities) AS d(id, computed, activity)
     ), locked AS (
-        SELECT p.id FROM place p JOIN due ON p.id = due.id FOR NO KEY UPDATE OF p SKIP LOCKED
+        -- Read under the lock: whether its activity is computed (a place that reached k
+        -- between the read and the lock is computed next minute), and whether it takes the
+        -- period's snapshot.
+        SELECT p.id, due.activity, p.counted >= k AND due.computed AS fresh,
+               p_bucket IS NOT NULL AND p.anchor IS NOT NULL AND p.snap_bucket IS DISTINCT FROM p_bucket AS take
+        FROM place p JOIN due ON p.id = due.id FOR NO KEY UPDATE OF p SKIP LOCKED
     ), shown AS (
         UPDATE place p SET
             shown_counted = p.counted,
             shown_anchor = p.anchor,
-            shown_activity = CASE WHEN p.counted >= k AND due.computed
-                                  THEN greatest(due.activity, p.shown_activity)
-                                  ELSE p.shown_activity END,
-            -- (A place that reached k between the read and the lock is computed next minute.)
-            activity_shown_at = CASE WHEN p.counted >= k AND due.computed THEN p_minute ELSE p.activity_shown_at END,
-            snap_bucket    = CASE WHEN p.anchor IS NOT NULL AND p.snap_bucket IS DISTINCT FROM p_bucket AND p_bucket IS NOT NULL
-                                  THEN p_bucket ELSE p.snap_bucket END,
-            snap_reporters = CASE WHEN p.anchor IS NOT NULL AND p.snap_bucket IS DISTINCT FROM p_bucket AND p_bucket IS NOT NULL
-                                  THEN p.reporters ELSE p.snap_reporters END,
-            snap_age_sum   = CASE WHEN p.anchor IS NOT NULL AND p.snap_bucket IS DISTINCT FROM p_bucket AND p_bucket IS NOT NULL
-                                  THEN p.age_sum ELSE p.snap_age_sum END,
-            snap_male      = CASE WHEN p.anchor IS NOT NULL AND p.snap_bucket IS DISTINCT FROM p_bucket AND p_bucket IS NOT NULL
-                                  THEN p.male ELSE p.snap_male END,
-            snap_female    = CASE WHEN p.anchor IS NOT NULL AND p.snap_bucket IS DISTINCT FROM p_bucket AND p_bucket IS NOT NULL
-                                  THEN p.female ELSE p.snap_female END,
-            snap_mix       = CASE WHEN p.anchor IS NOT NULL AND p.snap_bucket IS DISTINCT FROM p_bucket AND p_bucket IS NOT NULL
-                                  THEN p.mix ELSE p.snap_mix END
-        FROM locked JOIN due ON due.id = locked.id WHERE p.id = locked.id
+            shown_activity = CASE WHEN l.fresh THEN greatest(l.activity, p.shown_activity) ELSE p.shown_activity END,
+            activity_shown_at = CASE WHEN l.fresh THEN p_minute ELSE p.activity_shown_at END,
+            snap_bucket    = CASE WHEN l.take THEN p_bucket ELSE p.snap_bucket END,
+            snap_reporters = CASE WHEN l.take THEN p.reporters ELSE p.snap_reporters END,
+            snap_age_sum   = CASE WHEN l.take THEN p.age_sum ELSE p.snap_age_sum END,
+            snap_male      = CASE WHEN l.take THEN p.male ELSE p.snap_male END,
+            snap_female    = CASE WHEN l.take THEN p.female ELSE p.snap_female END,
+            snap_mix       = CASE WHEN l.take THEN p.mix ELSE p.snap_mix END
+        FROM locked l WHERE p.id = l.id
         RETURNING p.id
     ), done AS (
         DELETE FROM counts_due WHERE place_id IN (SELECT id FROM shown)
