@@ -27,7 +27,7 @@ import Testing
         // device ids, so that thousands of generated ids are checked rather than refused.
         let server = try ServerProcess(["--data-dir", dir, "--admin-token", token, "--new-devices-per-network", "0",
                                         "--wall-stream-seconds", "2"])
-        let port = try await server.port()
+        let port = try await server.ready()
         let contract = Self.root.appendingPathComponent("Tests/Contract")
         // A fixed seed: a failure found here can be replayed exactly (`st replay` or the same
         // command); other seeds are for exploring by hand.

@@ -44,7 +44,7 @@ import Testing
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("folla-jsonlog-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let server = try ServerProcess(["--data-dir", dir, "--log-format", "json", "--new-devices-per-network", "0"])
-        let port = try await server.port()
+        let port = try await server.ready()
         let device = "c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00"
         let checkIn = try await CurlAnswer.fetch(
             "http://127.0.0.1:\(port)/v1/checkins", method: "POST",

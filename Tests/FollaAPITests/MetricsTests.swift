@@ -89,7 +89,7 @@ import Testing
         let server = try ServerProcess(["--data-dir", dir, "--sweep-interval", "0.2", "--establish-after", "0",
                                         "--establish-pings", "1", "--new-devices-per-network", "0", "--admin-token", adminToken])
         defer { Task { await server.stop() } }
-        let port = try await server.port()
+        let port = try await server.ready()
         for n in 0..<3 {
             let answer = try await CurlAnswer.fetch(
                 "http://127.0.0.1:\(port)/v1/checkins", method: "POST",
