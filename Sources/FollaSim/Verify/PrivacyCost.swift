@@ -33,13 +33,38 @@ public struct PrivacyCost: Codable, Sendable, Equatable {
             if g["stats"] is [String: Any] { withStats += 1 }
         }
         let live = truth.live(at: now, ttl: 1200)
-        let near = live.certain.filter { p in shown.contains { Geodesic.wgs84.distance(from: p, to: $0) <= 20 } }.count
+        let near = (try? Self.count(live.certain, within: 20, of: shown)) ?? 0
         let delays = truth.establishDelays().sorted()
         func pct(_ q: Double) -> Double { delays.isEmpty ? 0 : delays[min(delays.count - 1, Int(Double(delays.count) * q))] }
         return PrivacyCost(
             counted: live.certain.count, live: truth.liveCount(at: now, ttl: 1200),
             shownWithin20m: live.certain.isEmpty ? 0 : Double(near) / Double(live.certain.count),
             establishDelayP50S: pct(0.5), establishDelayP90S: pct(0.9), groupsShown: shown.count, groupsWithStats: withStats)
+    }
+
+    /// How many of `phones` have one of `groups` within `metres` (geodesic).
+    ///
+    /// Candidates come from an STRtree over the groups in a local plane, each then measured
+    /// on the ellipsoid. Every group measured against every phone took half a minute of the
+    /// generator's CPU at the end of a 100 000-phone run (~80 000 phones by ~1 000 groups),
+    /// and was counted in its CPU per request.
+    /// - Parameters:
+    ///   - phones: where the counted phones are.
+    ///   - metres: the distance.
+    ///   - groups: where the groups are shown.
+    static func count(_ phones: [Coordinate], within metres: Double, of groups: [Coordinate]) throws(GeoError) -> Int {
+        guard let centre = groups.first else { return 0 }
+        let plane = try LocalProjection(centre: centre)
+        let index = try SpatialIndex(context: GeometryContext(), points: groups.map { c throws(GeoError) in try plane.forward(c) })
+        // The plane is metric to well under a millimetre per metre within a city: 1 % and a
+        // metre more leaves no true neighbour out; the geodesic decides.
+        let reach = metres * 1.01 + 1
+        var near = 0
+        for p in phones {
+            let candidates = index.indices(within: reach, of: try plane.forward(p))
+            if candidates.contains(where: { Geodesic.wgs84.distance(from: p, to: groups[$0]) <= metres }) { near += 1 }
+        }
+        return near
     }
 
     public var line: String {
