@@ -141,6 +141,46 @@ import Testing
         }
     }
 
+    /// Two first pings of one new id at once (SQL/0032 writes a new device's row at the end
+    /// of its ping, not at its start): the second waits for the first's commit, then finds
+    /// the device as an ordinary ping does. One device, one person, two pings; not a unique
+    /// violation, and not a second person.
+    @Test func aSecondFirstPingWaitsForTheFirstAndFindsItsDevice() async throws {
+        try await PresenceFixture.run { f in
+            let logger = TestCluster.logger
+            func sql(_ at: Coordinate, _ seconds: Int) -> PostgresQuery {
+                PostgresQuery(unsafeSQL: """
+                    SELECT outcome, place_id FROM folla_check_in(decode(repeat('ef', 32), 'hex'), \(at.latitude), \(at.longitude),
+                                                                 30, 2, NULL, now() + make_interval(secs => \(seconds)), 10, 350)
+                    """)
+            }
+            func run(_ c: PostgresConnection, _ q: PostgresQuery) async throws -> (String, Int64) {
+                try await c.query(q, logger: logger).collect()[0].decode((String, Int64).self)
+            }
+            try await f.client.withConnection { first in
+                _ = try await first.query("BEGIN", logger: logger).collect()
+                let (founded, place) = try await run(first, sql(bologna, 0))
+                #expect(founded == "founded")
+                async let next = f.client.withConnection { second in try await run(second, sql(offset(bologna, bearing: 0, metres: 2), 5)) }
+                // Committed only once the second ping is seen waiting for a lock.
+                var waiting = 0
+                for _ in 0..<200 where waiting == 0 {
+                    try await Task.sleep(for: .milliseconds(25))
+                    waiting = try await f.count("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() AND query LIKE '%folla_check_in%'")
+                }
+                _ = try await first.query("COMMIT", logger: logger).collect()
+                #expect(waiting == 1, "the second first ping never waited for the first")
+                let (outcome, to) = try await next
+                #expect(outcome == "stayed" && to == place, "\(outcome) at \(to)")
+            }
+            #expect(try await f.count("SELECT count(*) FROM device") == 1)
+            #expect(try await f.count("SELECT pings FROM device") == 2)
+            #expect(try await f.livePlaces().values.sorted() == [1])
+            #expect(try await f.count("SELECT reporters FROM place WHERE people > 0") == 1)
+            #expect(try await f.store.invariantViolations().isEmpty)
+        }
+    }
+
     /// Messages live for the message retention, then go; an emptied place nothing points to
     /// any more goes with them (nothing is kept forever).
     @Test func retentionDeletesOldMessagesAndForgottenPlaces() async throws {
