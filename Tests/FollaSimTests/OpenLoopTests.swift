@@ -3,6 +3,7 @@ import FollaCore
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import NIOCore
 import Testing
 
 /// Latency is measured from when a request was due: a slow server's queue shows up.
@@ -115,5 +116,37 @@ import Testing
             #expect(try await http.execute(.GET, "/big").body.readableBytes == 100_000)
             try await http.shutdown()
         }
+    }
+
+    /// A connection idle for longer than `maxIdle` is closed, not used: the next request goes
+    /// out on a new one (a server's keep-alive timeout may close the old one just as it is
+    /// sent). One used again within `maxIdle` is kept.
+    @Test func aLongIdleConnectionIsNotUsedAgain() async throws {
+        let router = Router(context: PeerContext.self)
+        router.get("peer") { _, context -> String in "\(context.remoteAddress?.port ?? -1)" }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let http = try LeanHTTPClient(base: "http://127.0.0.1:\(port)", connections: 1, maxIdle: .milliseconds(300))
+            func peer() async throws -> String { String(buffer: try await http.execute(.GET, "/peer").body) }
+            let first = try await peer()
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(try await peer() == first, "used again within maxIdle")
+            try await Task.sleep(for: .milliseconds(600))
+            let later = try await peer()
+            #expect(later != first && later != "-1", "a connection idle for 600 ms was used again")
+            try await http.shutdown()
+        }
+    }
+}
+
+/// A request context that knows the client's address (its port names the connection).
+struct PeerContext: RequestContext, RemoteAddressRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let remoteAddress: SocketAddress?
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
     }
 }
