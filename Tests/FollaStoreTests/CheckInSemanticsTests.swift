@@ -125,11 +125,7 @@ import Testing
                 async let next = f.client.withConnection { second in try await run(second, sql("ab", offset(far, bearing: 0, metres: 2), 30)) }
                 // Committed only once the second ping is seen waiting for a lock (else the test
                 // would pass without the race it is about).
-                var waiting = 0
-                for _ in 0..<200 where waiting == 0 {
-                    try await Task.sleep(for: .milliseconds(25))
-                    waiting = try await f.count("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() AND query LIKE '%folla_check_in%'")
-                }
+                let waiting = try await f.checkInsWaitingForALock()
                 _ = try await first.query("COMMIT", logger: logger).collect()
                 #expect(waiting == 1, "the second ping never waited for the device's row")
                 let (outcome, place) = try await next
@@ -163,11 +159,7 @@ import Testing
                 #expect(founded == "founded")
                 async let next = f.client.withConnection { second in try await run(second, sql(offset(bologna, bearing: 0, metres: 2), 5)) }
                 // Committed only once the second ping is seen waiting for a lock.
-                var waiting = 0
-                for _ in 0..<200 where waiting == 0 {
-                    try await Task.sleep(for: .milliseconds(25))
-                    waiting = try await f.count("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() AND query LIKE '%folla_check_in%'")
-                }
+                let waiting = try await f.checkInsWaitingForALock()
                 _ = try await first.query("COMMIT", logger: logger).collect()
                 #expect(waiting == 1, "the second first ping never waited for the first")
                 let (outcome, to) = try await next

@@ -50,6 +50,21 @@ struct PresenceFixture: Sendable {
         return out
     }
 
+    /// Check-ins of this database seen waiting for a lock, polled for up to 5 s until one is:
+    /// a test of a race commits its first transaction only once the second waits on it
+    /// (else it would pass without the race it is about).
+    func checkInsWaitingForALock() async throws -> Int {
+        var waiting = 0
+        for _ in 0..<200 where waiting == 0 {
+            try await Task.sleep(for: .milliseconds(25))
+            waiting = try await count("""
+                SELECT count(*) FROM pg_stat_activity
+                WHERE wait_event_type = 'Lock' AND datname = current_database() AND query LIKE '%folla_check_in%'
+                """)
+        }
+        return waiting
+    }
+
     func count(_ sql: String) async throws -> Int {
         try await client.query(PostgresQuery(unsafeSQL: sql), logger: TestCluster.logger).collect()[0].decode(Int.self)
     }
