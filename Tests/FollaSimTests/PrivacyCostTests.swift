@@ -14,7 +14,10 @@ import Testing
         func offset(_ c: Coordinate, metres: Double, bearing: Double) -> Coordinate {
             Geodesic.wgs84.destination(from: c, bearing: bearing, distance: metres)
         }
+        // And ~1 000 km from the first group, where the plane stretches 20 m by ~0.1 m.
+        let far = offset(centre, metres: 1_000_000, bearing: 45)
         let groups = (0..<300).map { _ in offset(centre, metres: random.unit() * 1500, bearing: random.unit() * 360) }
+            + (0..<100).map { _ in offset(far, metres: random.unit() * 1500, bearing: random.unit() * 360) }
         var phones: [Coordinate] = []
         for _ in 0..<3000 {
             let g = groups[Int(random.unit() * Double(groups.count)) % groups.count]

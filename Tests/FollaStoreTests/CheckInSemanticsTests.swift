@@ -173,6 +173,39 @@ import Testing
         }
     }
 
+    /// A device row written meanwhile without the key's lock (the old body, while SQL/0032
+    /// commits): the first ping that meets it at its insert fails with a serialization
+    /// failure, which the batch's transaction runs again, not a unique violation (a 500).
+    @Test func aFirstPingMeetingARowWrittenWithoutTheLockAsksToRunAgain() async throws {
+        try await PresenceFixture.run { f in
+            let logger = TestCluster.logger
+            let key = "decode(repeat('7a', 32), 'hex')"
+            let ping = PostgresQuery(unsafeSQL: """
+                SELECT outcome FROM folla_check_in(\(key), \(bologna.latitude), \(bologna.longitude),
+                                                   NULL, NULL, NULL, now(), 10, 350)
+                """)
+            try await f.client.withConnection { first in
+                _ = try await first.query("BEGIN", logger: logger).collect()
+                _ = try await first.query(PostgresQuery(unsafeSQL: """
+                    INSERT INTO device (device_key, position, last_seen, first_seen)
+                    VALUES (\(key), ST_MakePoint(\(bologna.longitude), \(bologna.latitude))::geography, now(), now())
+                    """), logger: logger).collect()
+                async let second: PSQLError? = f.client.withConnection { second in
+                    do { _ = try await second.query(ping, logger: logger).collect(); return nil } catch let e as PSQLError { return e }
+                }
+                let waiting = try await f.checkInsWaitingForALock()
+                _ = try await first.query("COMMIT", logger: logger).collect()
+                #expect(waiting == 1, "the first ping never met the row")
+                let error = try await second
+                #expect(error?.serverInfo?[.sqlState] == "40001", "\(String(describing: error?.serverInfo?[.message]))")
+            }
+            // Run again, it finds the device.
+            let outcome = try await f.client.query(ping, logger: logger).collect()[0].decode(String.self)
+            #expect(outcome == "joined" || outcome == "founded", "\(outcome)")
+            #expect(try await f.count("SELECT count(*) FROM device") == 1)
+        }
+    }
+
     /// Messages live for the message retention, then go; an emptied place nothing points to
     /// any more goes with them (nothing is kept forever).
     @Test func retentionDeletesOldMessagesAndForgottenPlaces() async throws {

@@ -50,12 +50,12 @@ struct PresenceFixture: Sendable {
         return out
     }
 
-    /// Check-ins of this database seen waiting for a lock, polled for up to 5 s until one is:
+    /// Check-ins of this database seen waiting for a lock, polled for up to 30 s until one is:
     /// a test of a race commits its first transaction only once the second waits on it
     /// (else it would pass without the race it is about).
     func checkInsWaitingForALock() async throws -> Int {
         var waiting = 0
-        for _ in 0..<200 where waiting == 0 {
+        for _ in 0..<1200 where waiting == 0 {
             try await Task.sleep(for: .milliseconds(25))
             waiting = try await count("""
                 SELECT count(*) FROM pg_stat_activity

@@ -33,7 +33,9 @@ public struct PrivacyCost: Codable, Sendable, Equatable {
             if g["stats"] is [String: Any] { withStats += 1 }
         }
         let live = truth.live(at: now, ttl: 1200)
-        let near = (try? Self.count(live.certain, within: 20, of: shown)) ?? 0
+        // (Measured one by one should the plane fail: never a silent 0.)
+        let near = (try? Self.count(live.certain, within: 20, of: shown))
+            ?? live.certain.filter { p in shown.contains { Geodesic.wgs84.distance(from: p, to: $0) <= 20 } }.count
         let delays = truth.establishDelays().sorted()
         func pct(_ q: Double) -> Double { delays.isEmpty ? 0 : delays[min(delays.count - 1, Int(Double(delays.count) * q))] }
         return PrivacyCost(

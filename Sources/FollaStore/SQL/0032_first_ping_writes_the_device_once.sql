@@ -14,10 +14,15 @@
 -- ping of the same id may have committed meanwhile: it is then an ordinary ping of a
 -- known device), and otherwise writes the row at the end, with its place, age, sex,
 -- standing and first ping counted, as the update wrote it. What is allowed, refused,
--- counted and answered is unchanged: the network's budget is spent at the same point (a
--- refusal still rolls back the ping's subtransaction, lock and all), the tag is drawn
+-- counted and answered is unchanged: the network's budget is spent at the same point, before
+-- the id is held (a refusal still rolls back the ping's subtransaction, lock and all), the tag is drawn
 -- from the same function as the column's default, and `seen_before` stays null as before
 -- (its trigger fires on updates into a later minute only).
+--
+-- While this migration commits, a first ping still running the old body inserts without the
+-- key's lock, and a first ping of the same id under the new one would then meet its row at
+-- the final insert: that insert does nothing on a conflict and raises a serialization
+-- failure (40001), so the batch is rolled back and run again (`committed`), and finds it.
 --
 -- The function is restated whole, as in 0020, with those two changes.
 CREATE OR REPLACE FUNCTION folla_check_in(
@@ -46,9 +51,13 @@ BEGIN
     FROM device dv LEFT JOIN place p ON p.id = dv.place_id
     WHERE dv.device_key = p_key FOR UPDATE OF dv;
     IF NOT FOUND THEN
-        -- First sight (see the top of this file): the id is held by a lock on its key until
-        -- the row is written at the end. A first ping of the same id that committed meanwhile
-        -- is found under the lock.
+        -- First sight. The network's budget of new ids is spent first, as before: a ping
+        -- holding the key's lock while it waited for the network's budget row could deadlock
+        -- with a batch that spent from that network and then met the same new id.
+        PERFORM folla_spend(p_network, 'device', p_new_devices, p_budget_window, p_now);
+        -- The id is held by a lock on its key until the row is written at the end (see the
+        -- top of this file). A first ping of the same id that committed meanwhile is found
+        -- under the lock (this ping spent the budget all the same, as the old loop did).
         PERFORM pg_advisory_xact_lock(('x' || encode(substring(p_key FROM 1 FOR 8), 'hex'))::bit(64)::bigint);
         SELECT dv.*, p.id AS stay_place, ST_Distance(p.anchor, pt) AS stay_m, p.anchor AS stay_anchor INTO d
         FROM device dv LEFT JOIN place p ON p.id = dv.place_id
@@ -56,8 +65,6 @@ BEGIN
         fresh := NOT FOUND;
     END IF;
     IF fresh THEN
-        -- The network's budget of new ids is spent here, as it was when the row was made.
-        PERFORM folla_spend(p_network, 'device', p_new_devices, p_budget_window, p_now);
         -- The row as the table's defaults would have made it, its tag drawn now (a counted
         -- reporter's tag enters its place's mix before the row is written).
         SELECT pt AS position, p_now AS last_seen, NULL::bigint AS place_id, NULL::smallint AS age,
@@ -197,7 +204,13 @@ BEGIN
 
     IF fresh THEN
         INSERT INTO device (device_key, position, last_seen, first_seen, place_id, age, sex, pings, established, tag)
-        VALUES (p_key, pt, p_now, p_now, target, new_age, new_sex, 1, counts_now, d.tag);
+        VALUES (p_key, pt, p_now, p_now, target, new_age, new_sex, 1, counts_now, d.tag)
+        ON CONFLICT (device_key) DO NOTHING;
+        IF NOT FOUND THEN
+            -- Only beside the old body, as this migration commits (see the top of this file).
+            RAISE EXCEPTION USING ERRCODE = '40001',
+                MESSAGE = 'a first ping of this device committed meanwhile; run the batch again';
+        END IF;
     ELSE
         UPDATE device
         SET position = pt, last_seen = greatest(last_seen, p_now), place_id = target, age = new_age, sex = new_sex,
