@@ -33,9 +33,8 @@ public struct PrivacyCost: Codable, Sendable, Equatable {
             if g["stats"] is [String: Any] { withStats += 1 }
         }
         let live = truth.live(at: now, ttl: 1200)
-        // (Measured one by one should the plane fail: never a silent 0.)
-        let near = (try? Self.count(live.certain, within: 20, of: shown))
-            ?? live.certain.filter { p in shown.contains { Geodesic.wgs84.distance(from: p, to: $0) <= 20 } }.count
+        // (Measured pair by pair should the plane fail: never a silent 0.)
+        let near = (try? Self.count(live.certain, within: 20, of: shown)) ?? Self.countPairwise(live.certain, within: 20, of: shown)
         let delays = truth.establishDelays().sorted()
         func pct(_ q: Double) -> Double { delays.isEmpty ? 0 : delays[min(delays.count - 1, Int(Double(delays.count) * q))] }
         return PrivacyCost(
@@ -67,6 +66,11 @@ public struct PrivacyCost: Codable, Sendable, Equatable {
             if candidates.contains(where: { Geodesic.wgs84.distance(from: p, to: groups[$0]) <= metres }) { near += 1 }
         }
         return near
+    }
+
+    /// ``count(_:within:of:)`` by measuring every group against every phone.
+    static func countPairwise(_ phones: [Coordinate], within metres: Double, of groups: [Coordinate]) -> Int {
+        phones.count { p in groups.contains { Geodesic.wgs84.distance(from: p, to: $0) <= metres } }
     }
 
     public var line: String {
