@@ -1,3 +1,4 @@
+@testable import FollaAPI
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -19,6 +20,22 @@ import Testing
                 seen.insert(id)
             }
             #expect(seen.count == 4)
+        }
+    }
+
+    /// Ids are drawn from a buffer refilled 256 ids at a time: across several refills (and
+    /// from several tasks at once) none repeats, and each is 32 lowercase hex digits.
+    @Test func generatedIdsStayDistinctAcrossRefills() async {
+        let ids = await withTaskGroup(of: [String].self) { group in
+            for _ in 0..<4 { group.addTask { (0..<500).map { _ in RequestIDMiddleware<FollaRequestContext>.generate() } } }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(Set(ids).count == 2_000)
+        #expect(ids.allSatisfy { $0.utf8.count == 32 && $0.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) } })
+        // Every digit position takes many values (not a counter, not a constant half).
+        for position in 0..<32 {
+            let digits = Set(ids.map { $0.utf8[$0.utf8.index($0.utf8.startIndex, offsetBy: position)] })
+            #expect(digits.count == 16, "position \(position): \(digits.count) values")
         }
     }
 

@@ -9,7 +9,7 @@ public func buildRouter(_ deps: AppDependencies) -> Router<FollaRequestContext> 
     let router = Router(context: FollaRequestContext.self, options: .autoGenerateHeadEndpoints)
     let known = KnownRoutes()
     router.add(middleware: RequestIDMiddleware())
-    if deps.metrics != nil { router.add(middleware: MetricsMiddleware()) }
+    if deps.metrics != nil { router.add(middleware: RequestMetricsMiddleware()) }
     router.add(middleware: AccessLogMiddleware(includeClientAddress: deps.logClientAddress))
     router.add(middleware: PublicCORSMiddleware(policy: deps.cors, routes: known))
     router.add(middleware: ProblemMiddleware())

@@ -9,7 +9,9 @@ extension Request {
     func queryFields() throws(Problem) -> Fields {
         var values: [String: FieldValue] = [:]
         for (name, value) in uri.queryParameters {
-            guard let key = name.removingPercentEncoding else {
+            // (Foundation's decoding only where there is something to decode: it was ~2 % of a
+            // dense groups answer's CPU.)
+            guard let key = name.utf8.contains(UInt8(ascii: "%")) ? name.removingPercentEncoding : String(name) else {
                 throw Problem(.badRequest, type: "invalid-field", title: "Invalid request field",
                               detail: "the query field name \(name) has a broken percent-encoding")
             }
