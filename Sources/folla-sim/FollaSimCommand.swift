@@ -33,6 +33,8 @@ struct FollaSimCommand: AsyncParsableCommand {
     @Option(help: "HTTP connections to the server (default 256: a check-in answer holds its connection for the server's answer floor, 20 ms, and the 40 000-phone wave asks ~2 800 check-ins a second).") var connections: Int = 256
     @Option(help: "Seconds a connection may stay idle before it is closed rather than used (default 20; keep it under the server's --idle-timeout, 60 s by default).")
     var maxIdle: Double = 20
+    @Option(help: "The same for a connection that has carried no request yet (default 4; keep it under the server's --head-timeout, 10 s by default, which runs from the connection's accept).")
+    var maxFreshIdle: Double = 4
     @Flag(help: "Compare the server's people per hotspot with the simulator's truth at the end (and run folla check).")
     var verify = false
     @Flag(help: "Print the summary as JSON instead of a table.") var json = false
@@ -62,8 +64,10 @@ struct FollaSimCommand: AsyncParsableCommand {
         }
         let http: LeanHTTPClient
         guard maxIdle > 0 else { throw ValidationError("--max-idle must be positive") }
+        guard maxFreshIdle > 0 else { throw ValidationError("--max-fresh-idle must be positive") }
         do {
-            http = try LeanHTTPClient(base: base, connections: connections, maxIdle: .nanoseconds(Int64(maxIdle * 1e9)))
+            http = try LeanHTTPClient(base: base, connections: connections, maxIdle: .nanoseconds(Int64(maxIdle * 1e9)),
+                                      maxFreshIdle: .nanoseconds(Int64(maxFreshIdle * 1e9)))
         } catch { throw ValidationError("\(error)") }
         // SIGTERM or SIGINT stops the server this run started (and its PostgreSQL) before exiting.
         let stopper = server.map { SignalStopper(server: $0) }

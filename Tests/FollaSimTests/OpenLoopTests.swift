@@ -138,6 +138,29 @@ import Testing
             try await http.shutdown()
         }
     }
+
+    /// A connection that has carried no request yet is closed, not used, once idle for longer
+    /// than `maxFreshIdle` (a server's head timeout runs from its accept, and its 408 could
+    /// meet the request sent as it came); used within it, it is kept.
+    @Test func aFreshConnectionIdleTooLongIsNotUsed() async throws {
+        let router = Router(context: PeerContext.self)
+        router.get("peer") { _, context -> String in "\(context.remoteAddress?.port ?? -1)" }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let http = try LeanHTTPClient(base: "http://127.0.0.1:\(port)", connections: 1, maxIdle: .seconds(60), maxFreshIdle: .seconds(1))
+            func peer() async throws -> Int { Int(String(buffer: try await http.execute(.GET, "/peer").body)) ?? -1 }
+            let soon = try await http.openIdleConnection()
+            #expect(try await peer() == soon, "a fresh connection idle for less than maxFreshIdle was not used")
+            try await http.shutdown()
+            let later = try LeanHTTPClient(base: "http://127.0.0.1:\(port)", connections: 1, maxIdle: .seconds(60), maxFreshIdle: .seconds(1))
+            let fresh = try await later.openIdleConnection()
+            try await Task.sleep(for: .milliseconds(1500))
+            let used = Int(String(buffer: try await later.execute(.GET, "/peer").body)) ?? -1
+            #expect(used != fresh && used > 0, "a connection fresh and idle for 1.5 s was used")
+            try await later.shutdown()
+        }
+    }
 }
 
 /// A request context that knows the client's address (its port names the connection).

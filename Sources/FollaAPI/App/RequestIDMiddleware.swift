@@ -43,8 +43,10 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
 
     private static func hex(_ word: UInt64) -> String {
         String(unsafeUninitializedCapacity: 16) { out in
-            let digits = Array("0123456789abcdef".utf8)
-            for i in 0..<16 { out[i] = digits[Int((word >> UInt64(60 - 4 * i)) & 0xF)] }
+            for i in 0..<16 {
+                let nibble = UInt8((word >> UInt64(60 - 4 * i)) & 0xF)
+                out[i] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+            }
             return 16
         }
     }
@@ -60,19 +62,33 @@ private struct RandomWords: ~Copyable {
 
     mutating func next() -> (UInt64, UInt64) {
         if used + 2 > words.count {
-            let fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
-            precondition(fd >= 0, "cannot open /dev/urandom: errno \(errno)")
-            defer { close(fd) }
-            words.withUnsafeMutableBytes { buffer in
-                var filled = 0
-                while filled < buffer.count {
-                    let n = read(fd, buffer.baseAddress! + filled, buffer.count - filled)
-                    if n > 0 { filled += n } else { precondition(n < 0 && errno == EINTR, "cannot read /dev/urandom: errno \(errno)") }
-                }
+            if !Self.read(into: &words) {
+                // No descriptor to spare (or no /dev/urandom): the system's generator, word by word.
+                var rng = SystemRandomNumberGenerator()
+                for i in words.indices { words[i] = rng.next() }
             }
             used = 0
         }
         defer { used += 2 }
         return (words[used], words[used + 1])
+    }
+
+    /// Fills `words` from `/dev/urandom`; false if it cannot be opened or read.
+    private static func read(into words: inout [UInt64]) -> Bool {
+        let fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return words.withUnsafeMutableBytes { buffer in
+            var filled = 0
+            while filled < buffer.count {
+                let n = Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled)
+                if n > 0 {
+                    filled += n
+                } else if n == 0 || errno != EINTR {
+                    return false
+                }
+            }
+            return true
+        }
     }
 }

@@ -12,7 +12,8 @@ import Synchronization
 /// closure, and a body that is a closure is written head first, then body, then end, each a
 /// `write(2)` of its own; a body that is a buffer goes out as one batched write. Measured on
 /// dense groups answers (`radius=200`, 4 connections): two writes per answer with it, one
-/// without. So the time recorded here ends when the answer is ready to be written, not written.
+/// without. So the time recorded here for an answer of known length ends when it is ready to
+/// be written; a stream (unknown length) is still timed and counted in progress until written.
 struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     private let cache = Cache()
 
@@ -20,20 +21,35 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
         let start = DispatchTime.now().uptimeNanoseconds
         let active = cache.active(request.method)
         active.increment()
-        defer { active.decrement() }
+        var response: Response
         do {
-            let response = try await next(request, context)
-            let metrics = cache.endpoint(context.endpointPath ?? "Unknown", request.method, response.status)
-            metrics.counter.increment()
-            metrics.timer.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - start))
-            return response
+            response = try await next(request, context)
         } catch {
             let status = (error as? any HTTPResponseError)?.status ?? .internalServerError
             let metrics = cache.endpoint(context.endpointPath ?? "NotFound", request.method, status)
             metrics.counter.increment()
             metrics.errorCounter.increment()
+            active.decrement()
             throw error
         }
+        let metrics = cache.endpoint(context.endpointPath ?? "Unknown", request.method, response.status)
+        let done: @Sendable () -> Void = {
+            metrics.counter.increment()
+            metrics.timer.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - start))
+            active.decrement()
+        }
+        guard response.body.contentLength == nil else {
+            done()
+            return response
+        }
+        // A body of unknown length is a stream (a wall's events): in progress, and timed,
+        // until it has been written, as with Hummingbird's middleware.
+        let body = response.body
+        response.body = ResponseBody { writer in
+            defer { done() }
+            try await body.write(writer)
+        }
+        return response
     }
 
     /// The metric handles by method, and by route, method and status: made once each (a
