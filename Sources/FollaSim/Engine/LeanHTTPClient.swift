@@ -48,6 +48,8 @@ public final class LeanHTTPClient: @unchecked Sendable {
         var idleSince = NIODeadline.now()
         /// Whether it has carried a request.
         var used = false
+        /// What closed it from our side, if an error did (for the failure's description).
+        var error: (any Error)?
         init(channel: any Channel) { self.channel = channel }
     }
 
@@ -263,7 +265,7 @@ public final class LeanHTTPClient: @unchecked Sendable {
         idle.removeAll { $0 === connection }
         if let pending = connection.current {
             connection.current = nil
-            pending.promise.fail(Failure(description: "the server closed the connection"))
+            pending.promise.fail(Failure(description: connection.error.map { "the connection failed: \($0)" } ?? "the server closed the connection"))
         }
         if !shutDown { dispatch() }
     }
@@ -285,6 +287,7 @@ private final class ResponseHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        connection.error = error
         context.close(promise: nil)
     }
 }
