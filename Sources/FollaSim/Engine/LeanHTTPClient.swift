@@ -171,7 +171,10 @@ public final class LeanHTTPClient: @unchecked Sendable {
             queue.removeFirst().promise.fail(Failure(description: "no connection within \(timeout.nanoseconds / 1_000_000_000) s"))
         }
         while !queue.isEmpty, let connection = idle.popLast() {
-            // (Closed, it leaves `open` when its close completes; that dispatches again.)
+            // (Closed, it leaves `open` when its close completes; that dispatches again. NIO
+            // completes a close future a tick after the channel went inactive, and a request
+            // sent on it meanwhile was lost unsent: skipped here.)
+            guard connection.channel.isActive else { continue }
             if now - connection.idleSince > (connection.used ? maxIdle : maxFreshIdle) {
                 connection.channel.close(promise: nil)
                 continue
@@ -227,7 +230,10 @@ public final class LeanHTTPClient: @unchecked Sendable {
         let channel = connection.channel
         channel.write(HTTPClientRequestPart.head(pending.head), promise: nil)
         if let body = pending.body { channel.write(HTTPClientRequestPart.body(.byteBuffer(body)), promise: nil) }
-        channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+        // A write that fails closes the channel without `errorCaught`: its error is kept.
+        let written = channel.eventLoop.makePromise(of: Void.self)
+        written.futureResult.whenFailure { connection.error = connection.error ?? $0 }
+        channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: written)
         connection.deadline = loop.scheduleTask(in: timeout) { channel.close(promise: nil) }
     }
 
