@@ -122,19 +122,14 @@ import Testing
     /// out on a new one (a server's keep-alive timeout may close the old one just as it is
     /// sent). One used again within `maxIdle` is kept.
     @Test func aLongIdleConnectionIsNotUsedAgain() async throws {
-        let router = Router(context: PeerContext.self)
-        router.get("peer") { _, context -> String in "\(context.remoteAddress?.port ?? -1)" }
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
+        try await Self.withPeerServer { port in
             let http = try LeanHTTPClient(base: "http://127.0.0.1:\(port)", connections: 1, maxIdle: .seconds(2))
-            func peer() async throws -> String { String(buffer: try await http.execute(.GET, "/peer").body) }
-            let first = try await peer()
+            let first = try await Self.peer(http)
             try await Task.sleep(for: .milliseconds(50))
-            #expect(try await peer() == first, "used again within maxIdle")
+            #expect(try await Self.peer(http) == first, "used again within maxIdle")
             try await Task.sleep(for: .seconds(3))
-            let later = try await peer()
-            #expect(later != first && later != "-1", "a connection idle for 3 s was used again")
+            let later = try await Self.peer(http)
+            #expect(later != first && later != -1, "a connection idle for 3 s was used again")
             try await http.shutdown()
         }
     }
@@ -143,23 +138,32 @@ import Testing
     /// than `maxFreshIdle` (a server's head timeout runs from its accept, and its 408 could
     /// meet the request sent as it came); used within it, it is kept.
     @Test func aFreshConnectionIdleTooLongIsNotUsed() async throws {
-        let router = Router(context: PeerContext.self)
-        router.get("peer") { _, context -> String in "\(context.remoteAddress?.port ?? -1)" }
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
+        try await Self.withPeerServer { port in
             let http = try LeanHTTPClient(base: "http://127.0.0.1:\(port)", connections: 1, maxIdle: .seconds(60), maxFreshIdle: .seconds(1))
-            func peer() async throws -> Int { Int(String(buffer: try await http.execute(.GET, "/peer").body)) ?? -1 }
             let soon = try await http.openIdleConnection()
-            #expect(try await peer() == soon, "a fresh connection idle for less than maxFreshIdle was not used")
+            #expect(try await Self.peer(http) == soon, "a fresh connection idle for less than maxFreshIdle was not used")
             try await http.shutdown()
             let later = try LeanHTTPClient(base: "http://127.0.0.1:\(port)", connections: 1, maxIdle: .seconds(60), maxFreshIdle: .seconds(1))
             let fresh = try await later.openIdleConnection()
             try await Task.sleep(for: .milliseconds(1500))
-            let used = Int(String(buffer: try await later.execute(.GET, "/peer").body)) ?? -1
+            let used = try await Self.peer(later)
             #expect(used != fresh && used > 0, "a connection fresh and idle for 1.5 s was used")
             try await later.shutdown()
         }
+    }
+
+    /// Runs `body` with the port of a server whose `GET /peer` answers the client's port
+    /// (which names the connection a request came on).
+    static func withPeerServer(_ body: @escaping @Sendable (Int) async throws -> Void) async throws {
+        let router = Router(context: PeerContext.self)
+        router.get("peer") { _, context -> String in "\(context.remoteAddress?.port ?? -1)" }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in try await body(try #require(client.port)) }
+    }
+
+    /// The port of the connection `http` sent `GET /peer` on, as the server saw it.
+    static func peer(_ http: LeanHTTPClient) async throws -> Int {
+        Int(String(buffer: try await http.execute(.GET, "/peer").body)) ?? -1
     }
 }
 

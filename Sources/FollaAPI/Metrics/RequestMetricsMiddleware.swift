@@ -33,23 +33,25 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
             throw error
         }
         let metrics = cache.endpoint(context.endpointPath ?? "Unknown", request.method, response.status)
-        let done: @Sendable () -> Void = {
-            metrics.counter.increment()
-            metrics.timer.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - start))
-            active.decrement()
-        }
         guard response.body.contentLength == nil else {
-            done()
+            Self.answered(metrics, since: start, active: active)
             return response
         }
         // A body of unknown length is a stream (a wall's events): in progress, and timed,
         // until it has been written, as with Hummingbird's middleware.
         let body = response.body
         response.body = ResponseBody { writer in
-            defer { done() }
+            defer { Self.answered(metrics, since: start, active: active) }
             try await body.write(writer)
         }
         return response
+    }
+
+    /// Counts and times an answer, and takes it out of the requests in progress.
+    private static func answered(_ metrics: Cache.Endpoint, since start: UInt64, active: Meter) {
+        metrics.counter.increment()
+        metrics.timer.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - start))
+        active.decrement()
     }
 
     /// The metric handles by method, and by route, method and status: made once each (a
