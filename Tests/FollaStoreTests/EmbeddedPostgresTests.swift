@@ -80,6 +80,28 @@ import Testing
         }
     }
 
+    /// A half-built cluster (a start killed during initdb) is thrown away only once what
+    /// still builds in it is gone. initdb's `postgres --single` works in the directory but
+    /// names it on no command line: it was left running, removed its `postmaster.pid` in the
+    /// middle of the removal, and the start failed ("The file doesn't exist", CI, session 29).
+    @Test func aHalfBuiltClustersBuildersAreStoppedBeforeItIsRemoved() async throws {
+        let dir = freshDirectory()
+        try await withCluster(dir) { pg in
+            let building = pg.dataDirectory + ".initdb"
+            try FileManager.default.createDirectory(atPath: building, withIntermediateDirectories: true)
+            // Stands for that postgres: creates and removes files there, its cwd the only trace.
+            let builder = Process()
+            builder.executableURL = URL(fileURLWithPath: "/bin/sh")
+            builder.arguments = ["-c", "while :; do touch postmaster.pid; rm -f postmaster.pid; done"]
+            builder.currentDirectoryURL = URL(fileURLWithPath: building)
+            try builder.run()
+            defer { if builder.isRunning { builder.terminate() } }
+            try await pg.start()
+            #expect(!EmbeddedPostgres.isLive(builder.processIdentifier))
+            #expect(pg.isInitialized && !FileManager.default.fileExists(atPath: building))
+        }
+    }
+
     @Test func stalePidFileIsRemovedAndALiveServerIsReported() async throws {
         let dir = freshDirectory()
         try await withCluster(dir) { pg in

@@ -31,16 +31,28 @@ extension EmbeddedPostgres {
         }
     }
 
-    /// Kills every process whose command line names `path` (an initdb, and the postgres it
-    /// runs, left building there by a start that was killed).
+    /// Kills every process building in `path` (an initdb, and the postgres it runs, left
+    /// there by a start that was killed) and waits until they are gone, so that nothing
+    /// writes or removes files in it while it is thrown away.
+    ///
+    /// A builder is found by its command line naming `path` or by its working directory
+    /// being in it. initdb's `postgres --single` is named by neither its arguments nor its
+    /// environment's `PGDATA` in `/proc/…/cmdline`, but chdirs into the cluster. Left
+    /// running, it outlived its killed initdb, read its closed stdin, ended, and removed
+    /// its `postmaster.pid` in the middle of the removal, which then failed: the next
+    /// start refused to run ("The file doesn't exist", a CI run of session 29).
     func stopBuilders(of path: String) {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        var killed: [Int32] = []
         for entry in entries {
-            guard let pid = Int32(entry), pid != getpid(),
-                  let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
-            else { continue }
-            let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-            if arguments.contains(path) { kill(pid, SIGKILL) }
+            guard let pid = Int32(entry), pid != getpid() else { continue }
+            let arguments = (FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") ?? Data())
+                .split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            let cwd = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(entry)/cwd")) ?? ""
+            guard arguments.contains(path) || cwd == path || cwd.hasPrefix(path + "/") else { continue }
+            if kill(pid, SIGKILL) == 0 { killed.append(pid) }
         }
+        let end = ContinuousClock.now + .seconds(10)
+        while killed.contains(where: Self.isLive) && ContinuousClock.now < end { usleep(10_000) }
     }
 }
