@@ -24,10 +24,12 @@ import Testing
         }
     }
 
-    /// Every published place within the radius, measured, in the order asked, first `limit`.
+    /// Every published place within the radius, measured (as answers measure, `GeodesicFan`;
+    /// GeodesicFanTests holds it to Karney's), in the order asked, first `limit`.
     func reference(_ query: GroupQuery, _ places: [LivePlace]) -> [(id: Int64?, distance: Double, bearing: Double, people: Int)] {
+        let fan = GeodesicFan(centre: query.centre)
         let rows = policy.publish(places, at: publishedAt).compactMap { p -> (id: Int64?, distance: Double, bearing: Double, people: Int, at: Coordinate)? in
-            let line = Geodesic.wgs84.inverse(from: query.centre, to: p.position)
+            let line = fan.ray(to: p.position)
             guard line.distance <= query.radius, query.admits(people: p.people) else { return nil }
             return (p.id, line.distance, line.initialBearing, p.people, p.position)
         }

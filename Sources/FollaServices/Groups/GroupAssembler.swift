@@ -12,10 +12,13 @@ import Foundation
 public struct GroupAssembler {
     public let query: GroupQuery
     public let privacy: PrivacyPolicy
+    /// The lines from the query's centre (distance and bearing of every group measured).
+    private let fan: GeodesicFan
 
     public init(query: GroupQuery, privacy: PrivacyPolicy) {
         self.query = query
         self.privacy = privacy
+        fan = GeodesicFan(centre: query.centre)
     }
 
     /// - Parameters:
@@ -50,7 +53,7 @@ public struct GroupAssembler {
         for i in visible { points.append(try plane.forward(entries[i].position)) }
         let members = try Clustering.partition(points, epsilon: eps, context: GeometryContext())
         var groups: [Group] = []
-        var groupLines: [GeodesicLine?] = []
+        var groupLines: [GeodesicFan.Ray?] = []
         var memberIndices: [[Int]] = []
         groups.reserveCapacity(members.count)
         for cluster in members {
@@ -88,11 +91,11 @@ public struct GroupAssembler {
     }
 
     /// The indices of the positions within the radius, with the line to those measured.
-    /// Karney's inverse (~0.6 µs) only where the disc's bounds cannot decide: at the radius's
+    /// A line (`GeodesicFan`) only where the disc's bounds cannot decide: at the radius's
     /// edge (and later for the groups that are answered or might be).
-    private func within(_ disc: GeodesicDisc, count: Int, position: (Int) -> Coordinate) -> (indices: [Int], lines: [GeodesicLine?]) {
+    private func within(_ disc: GeodesicDisc, count: Int, position: (Int) -> Coordinate) -> (indices: [Int], lines: [GeodesicFan.Ray?]) {
         var visible: [Int] = []
-        var lines: [GeodesicLine?] = []
+        var lines: [GeodesicFan.Ray?] = []
         for i in 0..<count {
             let p = position(i)
             if let bounds = disc.distanceBounds(to: p) {
@@ -105,7 +108,7 @@ public struct GroupAssembler {
             } else if !disc.mayContain(p) {
                 continue
             }
-            let line = Geodesic.wgs84.inverse(from: query.centre, to: p)
+            let line = fan.ray(to: p)
             guard line.distance <= query.radius else { continue }
             visible.append(i)
             lines.append(line)
@@ -118,11 +121,11 @@ public struct GroupAssembler {
     ///   - visible: the entries within the radius; `lines` the lines to them when measured.
     ///   - candidate: what ordering needs of entry `i`.
     ///   - group: entry `i`'s own group.
-    private func singles(_ visible: [Int], lines: [GeodesicLine?], disc: GeodesicDisc,
+    private func singles(_ visible: [Int], lines: [GeodesicFan.Ray?], disc: GeodesicDisc,
                          candidate: (Int) -> Candidate, group: (Int) -> Group) -> [Group] {
         var candidates: [Candidate] = []
         var from: [Int] = []
-        var candidateLines: [GeodesicLine?] = []
+        var candidateLines: [GeodesicFan.Ray?] = []
         for (v, i) in visible.enumerated() {
             let c = candidate(i)
             guard query.admits(people: c.people) else { continue }
@@ -162,12 +165,12 @@ public struct GroupAssembler {
     /// - Parameters:
     ///   - lines: the line to each candidate when already measured.
     ///   - group: candidate `i`'s group, asked only for the candidates answered.
-    private func answer(_ candidates: [Candidate], lines: [GeodesicLine?], disc: GeodesicDisc,
+    private func answer(_ candidates: [Candidate], lines: [GeodesicFan.Ray?], disc: GeodesicDisc,
                         group: (Int) -> Group) -> [Group] {
         var lines = lines
-        func line(_ i: Int) -> GeodesicLine {
+        func line(_ i: Int) -> GeodesicFan.Ray {
             if let known = lines[i] { return known }
-            let measured = Geodesic.wgs84.inverse(from: query.centre, to: candidates[i].position)
+            let measured = fan.ray(to: candidates[i].position)
             lines[i] = measured
             return measured
         }
@@ -194,7 +197,7 @@ public struct GroupAssembler {
     /// - Parameters:
     ///   - disc: the query's disc, for the bounds.
     ///   - line: the measured line from the centre to group `i` (measured once, on demand).
-    private func answerOrder(of groups: [Candidate], disc: GeodesicDisc, line: (Int) -> GeodesicLine) -> [Int] {
+    private func answerOrder(of groups: [Candidate], disc: GeodesicDisc, line: (Int) -> GeodesicFan.Ray) -> [Int] {
         guard query.limit > 0 else { return [] }
         let id = { (i: Int) in groups[i].id ?? Int64.max }
         switch query.sort {
