@@ -32,12 +32,11 @@ struct MapPage {
             // Finite numbers as Swift prints them ("44.4938", "1e-05", "-0.0") are JavaScript
             // number literals: nothing else can reach the script.
             let start = "{\"lat\": \(centre.latitude), \"lon\": \(centre.longitude), \"zoom\": \(zoom)}"
-            return Response(status: .ok, headers: [
-                .contentType: "text/html; charset=utf-8", .cacheControl: "public, max-age=60",
-                .contentSecurityPolicy: "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'none'; object-src 'none'",
-            ], body: .init(byteBuffer: ByteBuffer(string: Self.template.replacingOccurrences(of: "__START__", with: start))))
+            return Self.page.response(["__START__": start])
         }
     }
+
+    static let page = PageTemplate(template, placeholders: ["__START__"])
 
     static let template = """
     <!doctype html>

@@ -28,13 +28,11 @@ struct WallPage {
             else { throw Problem.notFound("no venue \(slug)") }
             // The slug is [a-z0-9-] (validated on creation) and the locale matches
             // `locale(_:)`: both are safe inside a script string as they are.
-            let html = Self.template.replacingOccurrences(of: "__SLUG__", with: slug)
-                .replacingOccurrences(of: "__CENTRE__", with: "{\"lat\": \(venue.centre.latitude), \"lon\": \(venue.centre.longitude)}")
-                .replacingOccurrences(of: "__LOCALE__", with: locale.map { "\"\($0)\"" } ?? "null")
-            return Response(status: .ok, headers: [
-                .contentType: "text/html; charset=utf-8", .cacheControl: "public, max-age=60",
-                .contentSecurityPolicy: "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'none'; object-src 'none'",
-            ], body: .init(byteBuffer: ByteBuffer(string: html)))
+            return Self.page.response([
+                "__SLUG__": slug,
+                "__CENTRE__": "{\"lat\": \(venue.centre.latitude), \"lon\": \(venue.centre.longitude)}",
+                "__LOCALE__": locale.map { "\"\($0)\"" } ?? "null",
+            ])
         }
     }
 
@@ -52,6 +50,8 @@ struct WallPage {
         else { throw FieldError("locale", "must be a BCP 47 language tag such as it-IT or en-US (at most 35 characters)") }
         return value
     }
+
+    static let page = PageTemplate(template, placeholders: ["__SLUG__", "__CENTRE__", "__LOCALE__"])
 
     static let template = """
     <!doctype html>
