@@ -16,6 +16,17 @@ public struct Geodesic: Sendable {
 
     public static let wgs84 = Geodesic(semiMajorAxis: wgs84SemiMajorAxis, flattening: wgs84Flattening)
 
+    /// WGS84 first eccentricity squared, f (2 − f).
+    public static let wgs84EccentricitySquared = wgs84Flattening * (2 - wgs84Flattening)
+
+    /// The WGS84 radii of curvature at a latitude, in metres: along the meridian (M) and
+    /// across it, in the prime vertical (N), whose ratio fixes how far a degree goes there.
+    /// - Parameter sinLatitude: the sine of the latitude.
+    public static func wgs84Radii(sinLatitude s: Double) -> (meridian: Double, primeVertical: Double) {
+        let w = 1 - wgs84EccentricitySquared * s * s
+        return (wgs84SemiMajorAxis * (1 - wgs84EccentricitySquared) / (w * w.squareRoot()), wgs84SemiMajorAxis / w.squareRoot())
+    }
+
     private let ellipsoid: geod_geodesic
 
     public init(semiMajorAxis: Double, flattening: Double) {

@@ -58,13 +58,9 @@ public struct GeodesicDisc: Sendable {
         let farthest = min(abs(centre.latitude) * .pi / 180 + reach, 81 * Double.pi / 180)
         relativeError = min(Self.tolerance, reach * tan(farthest) + 10 * reach * reach + 1e-9)
         limit = radius * (1 + relativeError) + Self.slack
-        let a = Geodesic.wgs84SemiMajorAxis, f = Geodesic.wgs84Flattening
-        let e2 = f * (2 - f)
         let phi = centre.latitude * .pi / 180
-        let w = 1 - e2 * sin(phi) * sin(phi)
-        let meridional = a * (1 - e2) / (w * w.squareRoot())
-        let primeVertical = a / w.squareRoot()
-        scale = (meridional * .pi / 180, primeVertical * cos(phi) * .pi / 180)
+        let radii = Geodesic.wgs84Radii(sinLatitude: sin(phi))
+        scale = (radii.meridian * .pi / 180, radii.primeVertical * cos(phi) * .pi / 180)
     }
 
     /// False only for points certainly farther than `radius` from the centre.

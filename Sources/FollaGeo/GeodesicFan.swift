@@ -39,8 +39,7 @@ public struct GeodesicFan: Sendable {
     /// the line, the normal section against the geodesic) is under a micrometre.
     public static let reach = 20_000.0
 
-    private static let a = Geodesic.wgs84SemiMajorAxis
-    private static let e2 = Geodesic.wgs84Flattening * (2 - Geodesic.wgs84Flattening)
+    private static let e2 = Geodesic.wgs84EccentricitySquared
 
     private let centre: Coordinate
     /// The centre's sine and cosine of latitude, and its Earth-centred coordinates in the
@@ -61,9 +60,7 @@ public struct GeodesicFan: Sendable {
         let phi = centre.latitude * .pi / 180
         sinPhi = sin(phi)
         cosPhi = cos(phi)
-        let w2 = 1 - Self.e2 * sinPhi * sinPhi
-        primeVerticalRadius = Self.a / w2.squareRoot()
-        meridianRadius = Self.a * (1 - Self.e2) / (w2 * w2.squareRoot())
+        (meridianRadius, primeVerticalRadius) = Geodesic.wgs84Radii(sinLatitude: sinPhi)
         x = primeVerticalRadius * cosPhi
         z = primeVerticalRadius * (1 - Self.e2) * sinPhi
         exactOnly = abs(centre.latitude) > 89.99
@@ -81,7 +78,7 @@ public struct GeodesicFan: Sendable {
         if dLon > 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 }
         let phi = point.latitude * .pi / 180, lambda = dLon * .pi / 180
         let sinP = sin(phi), cosP = cos(phi)
-        let n = Self.a / (1 - Self.e2 * sinP * sinP).squareRoot()
+        let n = Geodesic.wgs84Radii(sinLatitude: sinP).primeVertical
         // The chord from the centre, and its east and north components there.
         let dx = n * cosP * cos(lambda) - x, dy = n * cosP * sin(lambda), dz = n * (1 - Self.e2) * sinP - z
         let chord2 = dx * dx + dy * dy + dz * dz
