@@ -121,6 +121,17 @@ import Testing
         #expect(try Fields(["lat": .string(text)]).double("lat") == value)
     }
 
+    /// Text numbers are trimmed of whitespace of any kind, ASCII or not, at either end (the
+    /// common case, printable ASCII at both ends, skips the walk).
+    @Test(arguments: [(" 44.5", 44.5), ("44.5\t", 44.5), ("\u{A0}44.5", 44.5), ("44.5\u{2003}", 44.5),
+                      ("\r\n12\n", 12), ("7", 7), ("-0.25", -0.25)])
+    func trimsWhitespaceOfAnyKind(_ text: String, _ value: Double) throws {
+        #expect(try Fields(["lat": .string(text)], source: .query).double("lat") == value)
+        if value == value.rounded() {
+            #expect(try Fields(["n": .string(text)], source: .query).integer("n", in: -100...100) == Int(value))
+        }
+    }
+
     @Test func namesTheRealProblem() {
         do {
             _ = try Fields(["radius": .string("1e400")]).double("radius")
