@@ -57,6 +57,28 @@ import Testing
         }
     }
 
+    /// The edges the random lines rarely reach: across the antimeridian, from a centre on it,
+    /// just inside the reach and the polar cut.
+    @Test func edgeLinesAreKarneys() {
+        let cases: [(Coordinate, Coordinate)] = [
+            (Coordinate(latitude: 10, longitude: 179.9999), Coordinate(latitude: 10.0001, longitude: -179.9999)),
+            (Coordinate(latitude: -35, longitude: -179.9995), Coordinate(latitude: -35.001, longitude: 179.998)),
+            (Coordinate(latitude: 51, longitude: 180), Coordinate(latitude: 51.002, longitude: -179.997)),
+            (Coordinate(latitude: 51, longitude: -180), Coordinate(latitude: 50.999, longitude: 179.996)),
+            (Coordinate(latitude: 44.4938, longitude: 11.3426),
+             Geodesic.wgs84.destination(from: Coordinate(latitude: 44.4938, longitude: 11.3426), bearing: 37, distance: 19_990)),
+            (Coordinate(latitude: 89.985, longitude: 40), Coordinate(latitude: 89.9, longitude: 95)),
+            (Coordinate(latitude: -89.985, longitude: -120), Coordinate(latitude: -89.95, longitude: -100)),
+        ]
+        for (centre, point) in cases {
+            let exact = Geodesic.wgs84.inverse(from: centre, to: point)
+            let ray = GeodesicFan(centre: centre).ray(to: point)
+            #expect(abs(ray.distance - exact.distance) < 1e-6, "\(centre) → \(point): \(ray.distance) vs \(exact.distance)")
+            #expect(angularDifference(ray.initialBearing, exact.initialBearing) < 1e-6,
+                    "\(centre) → \(point): \(ray.initialBearing) vs \(exact.initialBearing)")
+        }
+    }
+
     @Test func farAndTinyLinesAndPolesAreSolvedExactly() {
         let cases: [(Coordinate, Coordinate)] = [
             (Coordinate(latitude: 44.4938, longitude: 11.3426), Coordinate(latitude: 44.4938, longitude: 11.3426)),

@@ -84,20 +84,36 @@ import Testing
     /// still builds in it is gone. initdb's `postgres --single` works in the directory but
     /// names it on no command line: it was left running, removed its `postmaster.pid` in the
     /// middle of the removal, and the start failed ("The file doesn't exist", CI, session 29).
+    /// The data directory is reached through a symbolic link, as one may be: the kernel names
+    /// a working directory through none.
     @Test func aHalfBuiltClustersBuildersAreStoppedBeforeItIsRemoved() async throws {
-        let dir = freshDirectory()
+        let real = freshDirectory(), dir = freshDirectory()
+        try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: dir, withDestinationPath: real)
+        defer { try? FileManager.default.removeItem(atPath: real) }
         try await withCluster(dir) { pg in
             let building = pg.dataDirectory + ".initdb"
             try FileManager.default.createDirectory(atPath: building, withIntermediateDirectories: true)
-            // Stands for that postgres: creates and removes files there, its cwd the only trace.
+            // Stands for that postgres: a shell run as `postgres` that creates and removes
+            // files there, its working directory the only trace.
+            let postgres = real + "/postgres"
+            try FileManager.default.createSymbolicLink(atPath: postgres, withDestinationPath: "/bin/sh")
             let builder = Process()
-            builder.executableURL = URL(fileURLWithPath: "/bin/sh")
+            builder.executableURL = URL(fileURLWithPath: postgres)
             builder.arguments = ["-c", "while :; do touch postmaster.pid; rm -f postmaster.pid; done"]
             builder.currentDirectoryURL = URL(fileURLWithPath: building)
             try builder.run()
             defer { if builder.isRunning { builder.terminate() } }
+            // Not a builder: another program whose working directory is there is left alone.
+            let bystander = Process()
+            bystander.executableURL = URL(fileURLWithPath: "/bin/sleep")
+            bystander.arguments = ["30"]
+            bystander.currentDirectoryURL = URL(fileURLWithPath: building)
+            try bystander.run()
+            defer { if bystander.isRunning { bystander.terminate() } }
             try await pg.start()
             #expect(!EmbeddedPostgres.isLive(builder.processIdentifier))
+            #expect(EmbeddedPostgres.isLive(bystander.processIdentifier))
             #expect(pg.isInitialized && !FileManager.default.fileExists(atPath: building))
         }
     }

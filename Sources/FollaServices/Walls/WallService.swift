@@ -42,7 +42,10 @@ public struct WallService: Sendable {
         var entries = privacy.publish(found.places, at: now)
         switch area {
         case let .circle(centre, radius):
-            entries = entries.filter { Geodesic.wgs84.distance(from: centre, to: $0.position) <= radius }
+            // Measured as groups answers measure (`GeodesicFan`): a place at the radius's edge
+            // is in both or in neither.
+            let fan = GeodesicFan(centre: centre)
+            entries = entries.filter { fan.ray(to: $0.position).distance <= radius }
         case .venue:
             let inside = try AreaShapes.covers(found.ring ?? [], entries.map(\.position))
             entries = zip(entries, inside).filter(\.1).map(\.0)
