@@ -40,8 +40,6 @@ public struct GeodesicFan: Sendable {
     /// the line, the normal section against the geodesic) is under a micrometre.
     public static let reach = 20_000.0
 
-    private static let e2 = Geodesic.wgs84EccentricitySquared
-
     private let centre: Coordinate
     /// The centre's sine and cosine of latitude, and its Earth-centred coordinates in the
     /// frame turned to its meridian (x towards it, y east, z north).
@@ -62,8 +60,7 @@ public struct GeodesicFan: Sendable {
         sinPhi = sin(phi)
         cosPhi = cos(phi)
         (meridianRadius, primeVerticalRadius) = Geodesic.wgs84Radii(sinLatitude: sinPhi)
-        x = primeVerticalRadius * cosPhi
-        z = primeVerticalRadius * (1 - Self.e2) * sinPhi
+        (x, z) = Self.inMeridianPlane(sinLatitude: sinPhi, cosLatitude: cosPhi)
         exactOnly = abs(centre.latitude) > 89.99
     }
 
@@ -78,10 +75,9 @@ public struct GeodesicFan: Sendable {
         var dLon = point.longitude - centre.longitude
         if dLon > 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 }
         let phi = point.latitude * .pi / 180, lambda = dLon * .pi / 180
-        let sinP = sin(phi), cosP = cos(phi)
-        let n = Geodesic.wgs84Radii(sinLatitude: sinP).primeVertical
+        let (r, pz) = Self.inMeridianPlane(sinLatitude: sin(phi), cosLatitude: cos(phi))
         // The chord from the centre, and its east and north components there.
-        let dx = n * cosP * cos(lambda) - x, dy = n * cosP * sin(lambda), dz = n * (1 - Self.e2) * sinP - z
+        let dx = r * cos(lambda) - x, dy = r * sin(lambda), dz = pz - z
         let chord2 = dx * dx + dy * dy + dz * dz
         guard chord2 >= 1, chord2 <= Self.reach * Self.reach else { return exact(point) }
         let east = dy, north = cosPhi * dz - sinPhi * dx
@@ -92,6 +88,13 @@ public struct GeodesicFan: Sendable {
         let q = chord2 / (radius * radius)
         let distance = chord2.squareRoot() * (1 + q / 24 + 3 * q * q / 640)
         return Ray(distance: distance, initialBearing: Geodesic.normalizedBearing(atan2(east, north) * 180 / .pi))
+    }
+
+    /// A surface point's distance from the Earth's axis and height above the equator's plane
+    /// (its Earth-centred coordinates in its own meridian's plane), in metres.
+    private static func inMeridianPlane(sinLatitude s: Double, cosLatitude c: Double) -> (r: Double, z: Double) {
+        let n = Geodesic.wgs84Radii(sinLatitude: s).primeVertical
+        return (n * c, n * (1 - Geodesic.wgs84EccentricitySquared) * s)
     }
 
     private func exact(_ point: Coordinate) -> Ray {

@@ -12,6 +12,8 @@ struct PageTemplate: Sendable {
     /// The text before each placeholder (and after the last), and each placeholder's name.
     private let texts: [[UInt8]]
     private let placeholders: [String]
+    /// The texts' bytes together: the page's size but for its values.
+    private let size: Int
 
     /// - Parameters:
     ///   - template: the page.
@@ -28,12 +30,13 @@ struct PageTemplate: Sendable {
         texts.append(Array(rest.utf8))
         self.texts = texts
         self.placeholders = names
+        size = texts.reduce(0) { $0 + $1.count }
     }
 
     /// The page with every placeholder filled in from `values` (one missing is left empty).
     func render(_ values: [String: String]) -> ByteBuffer {
         var buffer = ByteBuffer()
-        buffer.reserveCapacity(texts.reduce(0) { $0 + $1.count } + values.values.reduce(0) { $0 + $1.utf8.count } * 2)
+        buffer.reserveCapacity(size + placeholders.reduce(0) { $0 + (values[$1]?.utf8.count ?? 0) })
         for (i, text) in texts.enumerated() {
             buffer.writeBytes(text)
             if i < placeholders.count { buffer.writeString(values[placeholders[i]] ?? "") }
