@@ -1,7 +1,6 @@
 import ArgumentParser
 
-/// `folla`: the Folla server and its operations tools.
-@main
+/// `folla`: the Folla server and its operations tools. The process starts in `Entry`.
 struct Folla: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Folla — anonymous crowd-location server.",

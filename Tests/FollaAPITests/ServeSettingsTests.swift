@@ -18,6 +18,7 @@ import Testing
         ([], ["FOLLA_CORS_ORIGINS": "ftp://map.example.org"], "FOLLA_CORS_ORIGINS"),
         (["--replica-max-lag", "0"], [:], "--replica-max-lag"),
         ([], ["FOLLA_ANSWER_FLOOR_MS": "5000"], "FOLLA_ANSWER_FLOOR_MS"),
+        (["--checkin-linger-ms", "-1"], [:], "--checkin-linger-ms"),
     ])
     func badSettingsStopBeforeAnySideEffect(arguments: [String], environment: [String: String], named: String) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("folla-settings-\(UUID().uuidString)").path

@@ -22,9 +22,10 @@ import Testing
             return items.map { $0 * 10 }
         }
 
-        /// Lets the oldest held batch finish, once it is held.
+        /// Lets the oldest held batch finish, once it is held (or gives up once the test is
+        /// cancelled, by its time limit).
         func release() async {
-            while true {
+            while !Task.isCancelled {
                 let next = held.withLock { $0.isEmpty ? nil : $0.removeFirst() }
                 if let next { next.resume(); return }
                 await Task.yield()
@@ -36,8 +37,10 @@ import Testing
 
     struct Failure: Error {}
 
+    /// Returns once `condition` holds, or the test is cancelled (by its time limit: the
+    /// expectations after the wait then fail, rather than the run hanging).
     static func waitUntil(_ condition: () -> Bool) async {
-        while !condition() { await Task.yield() }
+        while !condition() && !Task.isCancelled { await Task.yield() }
     }
 
     @Test func whatArrivesDuringABatchGoesInTheNextOne() async throws {
@@ -69,6 +72,37 @@ import Testing
             try await group.waitForAll()
         }
         #expect(gate.sizes == [1, 4, 4, 2])
+    }
+
+    /// An idle lane with a linger holds its first write for more; a full batch goes at once,
+    /// without waiting out the linger (an hour here: the test ends long before).
+    @Test(.timeLimit(.minutes(1))) func anIdleLaneLingersUntilItsBatchIsFull() async throws {
+        let gate = Gate()
+        let writes = GroupCommit<Int, Int>(lanes: 1, maxBatch: 3, linger: .seconds(3600)) { try await gate.execute($0) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { _ = try await writes.submit(0, lane: 0) }
+            await Self.waitUntil { writes.queued(lane: 0) == 1 }
+            group.addTask { _ = try await writes.submit(1, lane: 0) }
+            await Self.waitUntil { writes.queued(lane: 0) == 2 }
+            #expect(gate.sizes.isEmpty)
+            group.addTask { _ = try await writes.submit(2, lane: 0) }
+            await Self.waitUntil { !gate.sizes.isEmpty }
+            await gate.release()
+            try await group.waitForAll()
+        }
+        #expect(gate.sizes == [3])
+    }
+
+    /// A lone write goes once the linger is over, and a lane that is idle again lingers again.
+    @Test(.timeLimit(.minutes(1))) func aLoneWriteGoesWhenItsLingerIsOver() async throws {
+        let gate = Gate()
+        let writes = GroupCommit<Int, Int>(lanes: 1, maxBatch: 32, linger: .milliseconds(100)) { try await gate.execute($0) }
+        for i in 0..<2 {
+            async let reply = writes.submit(i, lane: 0)
+            await gate.release()
+            #expect(try await reply == i * 10)
+        }
+        #expect(gate.sizes == [1, 1])
     }
 
     @Test func lanesRunTheirBatchesSideBySide() async throws {

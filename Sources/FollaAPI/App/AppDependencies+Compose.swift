@@ -21,7 +21,7 @@ extension AppDependencies {
     public static func compose(pool: DatabasePool, reads: ReadDatabase? = nil, keyer: DeviceKeyer, database: DatabaseMonitor, migrator: Migrator,
                                clock: any WallClock, settings: AppSettings, metrics: ServerMetrics?, logger: Logger) -> AppDependencies {
         let presence = PresenceStore(pool: pool, keyer: keyer, policy: settings.checkIn, writers: settings.checkInWriters,
-                                     batch: settings.checkInBatch, logger: logger)
+                                     batch: settings.checkInBatch, linger: settings.checkInLinger, logger: logger)
         let reads = reads ?? ReadDatabase(primary: pool)
         let places = PlaceReads(reads: reads, logger: logger)
         let messages = MessageStore(pool: pool, keyer: keyer, presenceTTL: settings.checkIn.presenceTTL, logger: logger)

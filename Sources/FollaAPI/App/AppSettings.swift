@@ -9,9 +9,11 @@ public struct AppSettings: Sendable {
     public var privacy = PrivacyPolicy()
     /// Join radius, presence TTL, speed limit, retention.
     public var checkIn = CheckInPolicy.default
-    /// Check-in batches in flight at once, and pings per batch.
+    /// Check-in batches in flight at once, pings per batch, and how long an idle writer
+    /// waits for more (`GroupCommit`).
     public var checkInWriters = 2
     public var checkInBatch = 32
+    public var checkInLinger: Duration = .zero
     public var messagePolicy = MessagePolicy()
     /// Messages and reports one device may send per 10 minutes.
     public var messagesPerDevice = 5

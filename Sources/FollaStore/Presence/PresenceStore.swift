@@ -24,14 +24,15 @@ public struct PresenceStore: Sendable {
     ///   - policy: join radius, speed limit, TTL and retention.
     ///   - writers: check-in batches in flight at once (by area: nearby pings share one).
     ///   - batch: the most check-ins in one batch.
+    ///   - linger: how long an idle writer waits for more check-ins before its batch.
     public init(pool: DatabasePool, keyer: DeviceKeyer, policy: CheckInPolicy = .default,
-                writers: Int = 2, batch: Int = 32, logger: Logger) {
+                writers: Int = 2, batch: Int = 32, linger: Duration = .zero, logger: Logger) {
         self.pool = pool
         self.keyer = keyer
         self.policy = policy
         self.logger = logger
         // A lock someone else holds, or a read-only database, meets the lane's next batches too.
-        self.writes = GroupCommit(lanes: writers, maxBatch: batch, failsQueue: { PSQLError.refusalReason(of: $0) != nil }) {
+        self.writes = GroupCommit(lanes: writers, maxBatch: batch, linger: linger, failsQueue: { PSQLError.refusalReason(of: $0) != nil }) {
             [pool, policy, logger] pings in
             try await Self.write(pings, client: pool.client, policy: policy, logger: logger)
         }
