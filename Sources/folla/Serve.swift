@@ -213,7 +213,7 @@ struct Serve: AsyncParsableCommand {
         }
         var settings = AppSettings()
         settings.privacy = privacy
-        settings.privacy.answerFloor = AnswerFloor(.milliseconds(answerFloor))
+        settings.privacy.answerFloor = AnswerFloor(.milliseconds(answerFloor), timer: EventLoopTimer())
         settings.checkIn = policy
         settings.checkInWriters = writers
         settings.checkInBatch = batch

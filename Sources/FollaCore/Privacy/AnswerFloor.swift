@@ -15,10 +15,19 @@
 public struct AnswerFloor: Sendable, Equatable {
     /// How long every answer takes at least; zero holds nothing.
     public var duration: Duration
+    /// What times the wait (the server's event loops; `Task.sleep` by default).
+    public var timer: any DeadlineTimer
 
-    public init(_ duration: Duration) {
+    /// - Parameters:
+    ///   - duration: how long every answer takes at least (a negative one is zero).
+    ///   - timer: what times the wait.
+    public init(_ duration: Duration, timer: any DeadlineTimer = TaskSleepTimer()) {
         self.duration = max(.zero, duration)
+        self.timer = timer
     }
+
+    /// Floors are equal when they hold for as long, however they are timed.
+    public static func == (a: AnswerFloor, b: AnswerFloor) -> Bool { a.duration == b.duration }
 
     /// `body`'s result (or its error), not before `duration` after this call began. A
     /// cancelled task is not held.
@@ -27,7 +36,7 @@ public struct AnswerFloor: Sendable, Equatable {
         let end = ContinuousClock.now + duration
         let result: Result<T, any Error>
         do { result = .success(try await body()) } catch { result = .failure(error) }
-        try? await Task.sleep(until: end, clock: .continuous)
+        try? await timer.sleep(until: end)
         return try result.get()
     }
 
@@ -36,6 +45,6 @@ public struct AnswerFloor: Sendable, Equatable {
     /// idempotent answer, which a retry could otherwise see appear.
     public func wait(since start: ContinuousClock.Instant) async {
         guard duration > .zero else { return }
-        try? await Task.sleep(until: start + duration, clock: .continuous)
+        try? await timer.sleep(until: start + duration)
     }
 }

@@ -1,0 +1,42 @@
+import FollaCore
+@testable import FollaStore
+import Testing
+
+/// The answer floor's timer on the event loops: never early (the floor's whole point), ended
+/// by cancellation (a cancelled request is not held), at once for a deadline passed.
+@Suite struct EventLoopTimerTests {
+    @Test func itNeverReturnsBeforeTheDeadline() async throws {
+        let timer = EventLoopTimer()
+        for wait in [1, 7, 30] {
+            let deadline = ContinuousClock.now + .milliseconds(wait)
+            try await timer.sleep(until: deadline)
+            #expect(ContinuousClock.now >= deadline)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func cancellationEndsTheWait() async throws {
+        let timer = EventLoopTimer()
+        let wait = Task { try await timer.sleep(until: .now + .seconds(3600)) }
+        try await Task.sleep(for: .milliseconds(20))
+        wait.cancel()
+        await #expect(throws: CancellationError.self) { try await wait.value }
+    }
+
+    @Test func anAlreadyCancelledTaskDoesNotWait() async throws {
+        let timer = EventLoopTimer()
+        let wait = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await timer.sleep(until: .now + .seconds(3600))
+        }
+        await #expect(throws: CancellationError.self) { try await wait.value }
+    }
+
+    /// The floor holds its answer for its duration on this timer as on `Task.sleep`.
+    @Test func theFloorHoldsOnIt() async throws {
+        let floor = AnswerFloor(.milliseconds(25), timer: EventLoopTimer())
+        let start = ContinuousClock.now
+        let value = try await floor.hold { 7 }
+        #expect(value == 7)
+        #expect(ContinuousClock.now - start >= .milliseconds(25))
+    }
+}
