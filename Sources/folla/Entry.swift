@@ -16,18 +16,22 @@ import NIOPosix
 ///
 /// The price: a task that blocks its thread now blocks a loop and the connections on it.
 /// Blocking work (child processes, `pg_ctl`) already runs on threads of its own
-/// (`DedicatedThread`). `FOLLA_NIO_EXECUTOR=0` keeps Swift's pool (to compare, or should a
-/// future dependency block).
+/// (`DedicatedThread`). One kind still writes on the caller's thread: a warning or error log
+/// line is flushed at once (`LogOutput.write(urgent:)`), which can take up to its patience
+/// (1 s) when standard error is a pipe nobody reads. `FOLLA_NIO_EXECUTOR=0` keeps Swift's
+/// pool (to compare, or should a dependency block).
 ///
 /// The hook must be installed before any task starts, from the main thread: hence a
-/// synchronous entry. The command's `main` is isolated to the main actor, so the main
-/// thread serves the main queue (`dispatchMain`) rather than waiting (a wait there is a
-/// deadlock: the command never starts).
+/// synchronous entry. Its task inherits the entry's main-actor isolation, so the main
+/// thread serves the main queue (`dispatchMain`, as Swift's own async entry does) rather
+/// than waiting on it (a wait there was a deadlock: the command never started).
 @main
 enum Entry {
     static func main() {
-        if ProcessInfo.processInfo.environment["FOLLA_NIO_EXECUTOR"] != "0" {
-            NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        if ProcessInfo.processInfo.environment["FOLLA_NIO_EXECUTOR"] != "0",
+           !NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor() {
+            // NIO declines on compilers it does not know, or when the hook is taken.
+            FileHandle.standardError.write(Data("folla: tasks run on Swift's own pool (SwiftNIO's loops could not take it over)\n".utf8))
         }
         Task {
             // Ends the process itself on an error (with ArgumentParser's exit code).

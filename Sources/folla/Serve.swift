@@ -93,7 +93,7 @@ struct Serve: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "The most check-ins committed in one batch (default 32; 1 = one transaction each). Env: FOLLA_CHECKIN_BATCH")
     var checkinBatch: Int?
 
-    @Option(parsing: .unconditional, help: "Milliseconds an idle check-in writer waits for more check-ins to commit with the first (default: a quarter of --answer-floor-ms, which every check-in's answer waits for anyway; 0 = at once). Env: FOLLA_CHECKIN_LINGER_MS")
+    @Option(parsing: .unconditional, help: "Milliseconds an idle check-in writer waits for more check-ins to commit with the first (default: a quarter of --answer-floor-ms, which check-in answers wait for anyway; 0 at --min-group-size 1; 0 = at once). Env: FOLLA_CHECKIN_LINGER_MS")
     var checkinLingerMs: Int?
 
     @Option(parsing: .unconditional, help: "Seconds an Idempotency-Key and its answer are kept (default 86400, a day). Env: FOLLA_IDEMPOTENCY_RETENTION")
@@ -156,7 +156,9 @@ struct Serve: AsyncParsableCommand {
         let writers = try Setting("checkin-writers").integer(checkinWriters, default: 2, in: 1...max(1, connections - 1))
         // Each ping of a batch is a subtransaction: past 64 PostgreSQL's snapshots overflow.
         let batch = try Setting("checkin-batch").integer(checkinBatch, default: 32, in: 1...64)
-        let linger = try Setting("checkin-linger-ms").integer(checkinLingerMs, default: answerFloor / 4, in: 0...1000)
+        // A quarter of the floor that check-in answers wait for anyway; none where there is
+        // no floor (k = 1: the original's answers leave as soon as they are written).
+        let linger = try Setting("checkin-linger-ms").integer(checkinLingerMs, default: k == 1 ? 0 : answerFloor / 4, in: 0...1000)
         let keyRetention = try Setting("idempotency-retention").number(idempotencyRetention, default: day, in: 60...year)
         var limits = ConnectionLimits()
         limits.headTimeout = .milliseconds(Int(1000 * (try Setting("head-timeout").number(headTimeout, default: 10, in: 0.1...3600))))

@@ -93,12 +93,17 @@ import Testing
         #expect(gate.sizes == [3])
     }
 
-    /// A lone write goes once the linger is over, and a lane that is idle again lingers again.
+    /// A lone write goes once the linger is over (not before: the timer never fires early),
+    /// and a lane that is idle again lingers again.
     @Test(.timeLimit(.minutes(1))) func aLoneWriteGoesWhenItsLingerIsOver() async throws {
         let gate = Gate()
         let writes = GroupCommit<Int, Int>(lanes: 1, maxBatch: 32, linger: .milliseconds(100)) { try await gate.execute($0) }
         for i in 0..<2 {
+            await Self.waitUntil { !writes.isBusy(lane: 0) }
+            let start = ContinuousClock.now
             async let reply = writes.submit(i, lane: 0)
+            await Self.waitUntil { gate.sizes.count == i + 1 }
+            #expect(ContinuousClock.now - start >= .milliseconds(100))
             await gate.release()
             #expect(try await reply == i * 10)
         }

@@ -2,10 +2,15 @@ import FollaCore
 import NIOCore
 import NIOPosix
 
-/// Waits timed by SwiftNIO's event loops (`DeadlineTimer`): the loop's epoll wakes for the
-/// deadline, and the waiting task resumes on that loop, which is the one its connection
-/// writes from (the server's tasks run on its loops, `Entry`). `Task.sleep` would take
-/// Dispatch's timer thread and a worker thread on the way (see `DeadlineTimer`).
+/// Waits timed by SwiftNIO's event loops (`DeadlineTimer`): the current loop's epoll wakes
+/// for the deadline, and the waiting task resumes on a loop (the server's tasks run on its
+/// loops, `Entry`), without Dispatch's timer thread and a worker thread on the way, as
+/// `Task.sleep` would (see `DeadlineTimer`).
+///
+/// Never early: NIO runs a scheduled task once its deadline has passed, and that deadline is
+/// taken after the time left was (rounded up to the nanosecond). A failure other than
+/// cancellation (a loop shut down) falls back to `Task.sleep`: the answer floor must not
+/// answer early because its timer failed.
 public struct EventLoopTimer: DeadlineTimer {
     private let group: any EventLoopGroup
 
@@ -19,7 +24,9 @@ public struct EventLoopTimer: DeadlineTimer {
         let remaining = deadline - .now
         guard remaining > .zero else { return }
         try Task.checkCancellation()
-        let scheduled = group.any().scheduleTask(in: .nanoseconds(Int64(remaining / .nanoseconds(1)))) {}
+        let (seconds, attoseconds) = remaining.components
+        let nanoseconds = seconds * 1_000_000_000 + (attoseconds + 999_999_999) / 1_000_000_000
+        let scheduled = group.any().scheduleTask(in: .nanoseconds(nanoseconds)) {}
         do {
             try await withTaskCancellationHandler {
                 try await scheduled.futureResult.get()
@@ -28,7 +35,8 @@ public struct EventLoopTimer: DeadlineTimer {
             }
         } catch {
             // A cancelled timer fails with NIO's own error.
-            throw CancellationError()
+            if Task.isCancelled { throw CancellationError() }
+            try await Task.sleep(until: deadline, clock: .continuous)
         }
     }
 }

@@ -107,6 +107,9 @@ public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
     /// Items waiting for the lane's next batch (for tests).
     func queued(lane: Int) -> Int { lanes.withLock { $0[lane].queue.count { !$0.isFinished } } }
 
+    /// Whether the lane is running or lingering (for tests).
+    func isBusy(lane: Int) -> Bool { lanes.withLock { $0[lane].running } }
+
     /// Runs the lane's batches until its queue is empty.
     private func drain(lane: Int) async {
         if linger > .zero { await lingerBeforeFirstBatch(lane: lane) }
@@ -133,8 +136,11 @@ public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
     private func lingerBeforeFirstBatch(lane: Int) async {
         await withCheckedContinuation { (wake: CheckedContinuation<Void, Never>) in
             let loop = MultiThreadedEventLoopGroup.singleton.any()
-            lanes.withLock { lanes in
-                if lanes[lane].queue.count >= maxBatch { return wake.resume() }
+            // The timer is set under the lock, with the lingering it ends: set outside, it could
+            // fire before it was stored and end nothing (the singleton's loops never shut
+            // down, so a timer always fires or is cancelled).
+            let full = lanes.withLock { lanes -> Bool in
+                if lanes[lane].queue.count >= maxBatch { return true }
                 lanes[lane].lingers += 1
                 let round = lanes[lane].lingers
                 let timer = loop.scheduleTask(in: .nanoseconds(Int64(linger / .nanoseconds(1)))) {
@@ -146,7 +152,9 @@ public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
                     due?.wake.resume()
                 }
                 lanes[lane].lingering = (wake, timer)
+                return false
             }
+            if full { wake.resume() }
         }
     }
 
