@@ -8,9 +8,9 @@ import NIOPosix
 /// `Task.sleep` would (see `DeadlineTimer`).
 ///
 /// Never early: NIO runs a scheduled task once its deadline has passed, and that deadline is
-/// taken after the time left was (rounded up to the nanosecond). A failure other than
-/// cancellation (a loop shut down) falls back to `Task.sleep`: the answer floor must not
-/// answer early because its timer failed.
+/// taken after the time left was (and a nanosecond past it, against NIO's truncation). A
+/// failure other than cancellation (a loop shut down) falls back to `Task.sleep`: the answer
+/// floor must not answer early because its timer failed.
 public struct EventLoopTimer: DeadlineTimer {
     private let group: any EventLoopGroup
 
@@ -24,9 +24,8 @@ public struct EventLoopTimer: DeadlineTimer {
         let remaining = deadline - .now
         guard remaining > .zero else { return }
         try Task.checkCancellation()
-        let (seconds, attoseconds) = remaining.components
-        let nanoseconds = seconds * 1_000_000_000 + (attoseconds + 999_999_999) / 1_000_000_000
-        let scheduled = group.any().scheduleTask(in: .nanoseconds(nanoseconds)) {}
+        // NIO's conversion truncates to the nanosecond: one more keeps it from being early.
+        let scheduled = group.any().scheduleTask(in: TimeAmount(remaining + .nanoseconds(1))) {}
         do {
             try await withTaskCancellationHandler {
                 try await scheduled.futureResult.get()

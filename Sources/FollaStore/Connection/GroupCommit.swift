@@ -143,7 +143,7 @@ public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
                 if lanes[lane].queue.count >= maxBatch { return true }
                 lanes[lane].lingers += 1
                 let round = lanes[lane].lingers
-                let timer = loop.scheduleTask(in: .nanoseconds(Int64(linger / .nanoseconds(1)))) {
+                let timer = loop.scheduleTask(in: TimeAmount(linger)) {
                     let due = self.lanes.withLock { lanes -> Lane.Lingering? in
                         guard lanes[lane].lingers == round, let lingering = lanes[lane].lingering else { return nil }
                         lanes[lane].lingering = nil
