@@ -32,7 +32,7 @@ package enum GroupsJSON {
             // A ready group's other members are the same in every answer that shows as many
             // of its messages: rendered once (EncodingMemo says why).
             if let memo = g.encodings {
-                let variant = g.messages.count * 2 + (includeHull ? 1 : 0)
+                let variant = g.messagesShown * 2 + (includeHull ? 1 : 0)
                 o.members(memo.encoding(variant) { JSONWriter.members { shared(g, &$0, includeHull: includeHull) } })
             } else {
                 shared(g, &o, includeHull: includeHull)

@@ -2,48 +2,95 @@ import struct Foundation.Date
 
 /// A group of people as answered to a reader: one published place or cell, or several
 /// merged by clustering. Built only from `PublishedPlace`s and `PublishedStats`.
+///
+/// Copy-on-write: everything but the asker's distance and bearing lives in one shared box
+/// (`Group+Storage.swift`). A groups answer copies each group it answers from the read
+/// model's ready ones, then the wire's view copies it again; copying a box is one retain
+/// where copying the members was one per array and optional reference in them (the copies
+/// and their releases were ~6 % of a dense groups answer by profile, session 32).
 public struct Group: Sendable, Equatable {
-    /// The place id, or for a cluster the smallest member id; nil for a cell of small
-    /// groups (and a cluster of cells only).
-    public var id: Int64?
-    /// As published (people-weighted centroid of published positions for clusters).
-    public var position: Coordinate
-    public var isCoarsened: Bool
+    /// From the asker (set per answer; zero until measured).
     public var distance: Double
     public var bearing: Double
-    public var people: Int
+    private var storage: Storage
+
+    /// The place id, or for a cluster the smallest member id; nil for a cell of small
+    /// groups (and a cluster of cells only).
+    public var id: Int64? {
+        get { storage.id }
+        set { unique().id = newValue }
+    }
+    /// As published (people-weighted centroid of published positions for clusters).
+    public var position: Coordinate {
+        get { storage.position }
+        set { unique().position = newValue }
+    }
+    public var isCoarsened: Bool {
+        get { storage.isCoarsened }
+        set { unique().isCoarsened = newValue }
+    }
+    public var people: Int {
+        get { storage.people }
+        set { unique().people = newValue }
+    }
     /// nil when withheld by the privacy policy.
-    public var stats: PublishedStats?
-    public var lastActivity: Date
-    public var messageCount: Int
-    public var messages: [Message]
+    public var stats: PublishedStats? {
+        get { storage.stats }
+        set { unique().stats = newValue }
+    }
+    public var lastActivity: Date {
+        get { storage.lastActivity }
+        set { unique().lastActivity = newValue }
+    }
+    public var messageCount: Int {
+        get { storage.messageCount }
+        set { unique().messageCount = newValue }
+    }
+    public var messages: [Message] {
+        get { storage.messages }
+        _modify { yield &unique().messages }
+    }
     /// The published ids of the places in the group (none for cells).
-    public var memberPlaceIDs: [Int64]
+    public var memberPlaceIDs: [Int64] {
+        get { storage.memberPlaceIDs }
+        _modify { yield &unique().memberPlaceIDs }
+    }
     /// The places whose messages the group shows; never answered.
-    public var sources: [Int64]
+    public var sources: [Int64] {
+        get { storage.sources }
+        _modify { yield &unique().sources }
+    }
     /// Closed ring, for clusters (nil for single places and for small groups).
-    public var hull: [Coordinate]?
+    public var hull: [Coordinate]? {
+        get { storage.hull }
+        _modify { yield &unique().hull }
+    }
     /// Set on a group kept ready to copy (the groups read model's): what the answers that
     /// copy it share. Whatever changes a copy but for its distance, bearing or a cut of its
     /// messages must drop it.
-    public var encodings: EncodingMemo?
+    public var encodings: EncodingMemo? {
+        get { storage.encodings }
+        set { unique().encodings = newValue }
+    }
 
     public init(id: Int64?, position: Coordinate, isCoarsened: Bool, distance: Double, bearing: Double, people: Int,
                 stats: PublishedStats?, lastActivity: Date, messageCount: Int, messages: [Message], memberPlaceIDs: [Int64],
                 sources: [Int64], hull: [Coordinate]?) {
-        self.id = id
-        self.position = position
-        self.isCoarsened = isCoarsened
         self.distance = distance
         self.bearing = bearing
-        self.people = people
-        self.stats = stats
-        self.lastActivity = lastActivity
-        self.messageCount = messageCount
-        self.messages = messages
-        self.memberPlaceIDs = memberPlaceIDs
-        self.sources = sources
-        self.hull = hull
+        storage = Storage(id: id, position: position, isCoarsened: isCoarsened, people: people, stats: stats,
+                          lastActivity: lastActivity, messageCount: messageCount, messages: messages,
+                          memberPlaceIDs: memberPlaceIDs, sources: sources, hull: hull, encodings: nil)
+    }
+
+    /// The box, copied first when another group shares it.
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
+    public static func == (a: Group, b: Group) -> Bool {
+        a.distance == b.distance && a.bearing == b.bearing && (a.storage === b.storage || a.storage == b.storage)
     }
 }
 

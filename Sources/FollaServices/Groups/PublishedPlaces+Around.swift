@@ -40,15 +40,16 @@ extension PublishedPlaces {
             let span = cell.span(to: cell)
             let nearestPoint = disc.distanceLowerBound(toLatitudes: span.latitudes, longitudes: span.longitudes)
             guard nearestPoint <= min(radius, nearest?.cut ?? .infinity) else { return }
-            for r in shown.groups {
-                // (r.entry each time: a local copy of the entry costs a retain per array in it.)
+            for (i, position) in shown.positions.enumerated() {
                 // The cells' box is several times the circle's area; what is clearly outside
                 // is not handed on (every later step costs per entry).
-                guard disc.mayContain(r.entry.position) else { continue }
+                guard disc.mayContain(position) else { continue }
+                // (r.entry each time: a local copy of the entry costs a retain per array in it.)
+                let r = shown.groups[i]
                 ready.append(r)
                 // Bounds only when the walk may stop early (ordered by people, or clustered, it
                 // takes every entry in range: no geodesic work per entry here).
-                if nearest != nil, query.admits(people: r.entry.people), let bounds = disc.distanceBounds(to: r.entry.position) {
+                if nearest != nil, query.admits(people: r.entry.people), let bounds = disc.distanceBounds(to: position) {
                     nearest?.offer(bounds.upperBound)
                 }
                 if messagesByPlace, r.entry.messageCount > 0 {

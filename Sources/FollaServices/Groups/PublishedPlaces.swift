@@ -42,13 +42,21 @@ struct PublishedPlaces {
     struct Shown {
         private(set) var keys: [PublishedKey] = []
         private(set) var groups: [ReadyGroup] = []
+        /// Each group's published position, beside the groups: a read tests every entry of the
+        /// cells it walks (several times the circle's area) and keeps a few, and testing them
+        /// here reads one array instead of one object per entry (session 32).
+        private(set) var positions: [Coordinate] = []
 
         var isEmpty: Bool { keys.isEmpty }
 
         mutating func set(_ key: PublishedKey, _ group: ReadyGroup) {
-            if let i = keys.firstIndex(of: key) { groups[i] = group } else {
+            if let i = keys.firstIndex(of: key) {
+                groups[i] = group
+                positions[i] = group.entry.position
+            } else {
                 keys.append(key)
                 groups.append(group)
+                positions.append(group.entry.position)
             }
         }
 
@@ -63,6 +71,8 @@ struct PublishedPlaces {
             keys.removeLast()
             groups.swapAt(i, groups.count - 1)
             groups.removeLast()
+            positions.swapAt(i, positions.count - 1)
+            positions.removeLast()
         }
     }
 
