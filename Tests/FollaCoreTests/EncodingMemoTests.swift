@@ -19,6 +19,20 @@ import Testing
         #expect(made == 3)
     }
 
+    /// The first variant kept need not be 0, and a later one is not served the first's bytes.
+    @Test func keepsAnyVariantFirst() {
+        let memo = EncodingMemo()
+        var made = 0
+        for variant in [5, 0, 5, 0, 3] {
+            let bytes = memo.encoding(variant) {
+                made += 1
+                return [UInt8(variant)]
+            }
+            #expect(bytes == [UInt8(variant)])
+        }
+        #expect(made == 3)
+    }
+
     @Test func keepsNoMoreThanItsBudget() {
         let memo = EncodingMemo()
         var made = 0

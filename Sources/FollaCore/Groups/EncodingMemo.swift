@@ -25,7 +25,8 @@ public final class EncodingMemo: Sendable, Equatable {
         /// The other variants, by number (an array, not a dictionary: hashing the key was half
         /// of a lookup's cost).
         var others: [[UInt8]?] = []
-        var bytes = 0
+        /// The bytes kept, against the budget.
+        var used = 0
 
         func bytes(of variant: Int) -> [UInt8]? {
             if let first, first.variant == variant { return first.bytes }
@@ -33,8 +34,8 @@ public final class EncodingMemo: Sendable, Equatable {
         }
 
         mutating func keep(_ made: [UInt8], as variant: Int) {
-            guard bytes(of: variant) == nil, bytes + made.count <= EncodingMemo.budget else { return }
-            bytes += made.count
+            guard bytes(of: variant) == nil, used + made.count <= EncodingMemo.budget else { return }
+            used += made.count
             if first == nil {
                 first = (variant, made)
                 return

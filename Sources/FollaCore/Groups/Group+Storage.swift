@@ -1,7 +1,8 @@
 import struct Foundation.Date
 
 extension Group {
-    /// What a group shares with its copies until one of them changes it (`Group` says why).
+    /// What a group shares with its copies until one of them changes it (`Group` says why):
+    /// all of it but the distance, bearing and messages.
     /// Mutated only through `Group.unique()`, that is only while one group holds it: its
     /// `Sendable` promise rests on that.
     final class Storage: @unchecked Sendable, Equatable {
@@ -12,14 +13,13 @@ extension Group {
         var stats: PublishedStats?
         var lastActivity: Date
         var messageCount: Int
-        var messages: [Message]
         var memberPlaceIDs: [Int64]
         var sources: [Int64]
         var hull: [Coordinate]?
         var encodings: EncodingMemo?
 
         init(id: Int64?, position: Coordinate, isCoarsened: Bool, people: Int, stats: PublishedStats?, lastActivity: Date,
-             messageCount: Int, messages: [Message], memberPlaceIDs: [Int64], sources: [Int64], hull: [Coordinate]?,
+             messageCount: Int, memberPlaceIDs: [Int64], sources: [Int64], hull: [Coordinate]?,
              encodings: EncodingMemo?) {
             self.id = id
             self.position = position
@@ -28,7 +28,6 @@ extension Group {
             self.stats = stats
             self.lastActivity = lastActivity
             self.messageCount = messageCount
-            self.messages = messages
             self.memberPlaceIDs = memberPlaceIDs
             self.sources = sources
             self.hull = hull
@@ -37,14 +36,14 @@ extension Group {
 
         func copy() -> Storage {
             Storage(id: id, position: position, isCoarsened: isCoarsened, people: people, stats: stats,
-                    lastActivity: lastActivity, messageCount: messageCount, messages: messages,
-                    memberPlaceIDs: memberPlaceIDs, sources: sources, hull: hull, encodings: encodings)
+                    lastActivity: lastActivity, messageCount: messageCount, memberPlaceIDs: memberPlaceIDs,
+                    sources: sources, hull: hull, encodings: encodings)
         }
 
         static func == (a: Storage, b: Storage) -> Bool {
             a.id == b.id && a.position == b.position && a.isCoarsened == b.isCoarsened && a.people == b.people
                 && a.stats == b.stats && a.lastActivity == b.lastActivity && a.messageCount == b.messageCount
-                && a.messages == b.messages && a.memberPlaceIDs == b.memberPlaceIDs && a.sources == b.sources
+                && a.memberPlaceIDs == b.memberPlaceIDs && a.sources == b.sources
                 && a.hull == b.hull && a.encodings == b.encodings
         }
     }

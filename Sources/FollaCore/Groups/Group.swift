@@ -3,15 +3,19 @@ import struct Foundation.Date
 /// A group of people as answered to a reader: one published place or cell, or several
 /// merged by clustering. Built only from `PublishedPlace`s and `PublishedStats`.
 ///
-/// Copy-on-write: everything but the asker's distance and bearing lives in one shared box
-/// (`Group+Storage.swift`). A groups answer copies each group it answers from the read
-/// model's ready ones, then the wire's view copies it again; copying a box is one retain
-/// where copying the members was one per array and optional reference in them (the copies
-/// and their releases were ~6 % of a dense groups answer by profile, session 32).
+/// Copy-on-write: everything but what an answer changes (the asker's distance and bearing,
+/// a cut of the messages) lives in one shared box (`Group+Storage.swift`). A groups answer
+/// copies each group it answers from the read model's ready ones, then the wire's view
+/// copies it again; copying the box is one retain where copying the members was one per
+/// array and optional reference in them (the copies and their releases were ~6 % of a dense
+/// groups answer by profile, session 32).
 public struct Group: Sendable, Equatable {
     /// From the asker (set per answer; zero until measured).
     public var distance: Double
     public var bearing: Double
+    /// Newest first; a ready group carries as many as a query may inline, and an answer cuts
+    /// them to what it asked for (beside the box, so the cut does not copy it).
+    public var messages: [Message]
     private var storage: Storage
 
     /// The place id, or for a cluster the smallest member id; nil for a cell of small
@@ -46,10 +50,6 @@ public struct Group: Sendable, Equatable {
         get { storage.messageCount }
         set { unique().messageCount = newValue }
     }
-    public var messages: [Message] {
-        get { storage.messages }
-        _modify { yield &unique().messages }
-    }
     /// The published ids of the places in the group (none for cells).
     public var memberPlaceIDs: [Int64] {
         get { storage.memberPlaceIDs }
@@ -78,9 +78,10 @@ public struct Group: Sendable, Equatable {
                 sources: [Int64], hull: [Coordinate]?) {
         self.distance = distance
         self.bearing = bearing
+        self.messages = messages
         storage = Storage(id: id, position: position, isCoarsened: isCoarsened, people: people, stats: stats,
-                          lastActivity: lastActivity, messageCount: messageCount, messages: messages,
-                          memberPlaceIDs: memberPlaceIDs, sources: sources, hull: hull, encodings: nil)
+                          lastActivity: lastActivity, messageCount: messageCount, memberPlaceIDs: memberPlaceIDs,
+                          sources: sources, hull: hull, encodings: nil)
     }
 
     /// The box, copied first when another group shares it.
@@ -90,7 +91,8 @@ public struct Group: Sendable, Equatable {
     }
 
     public static func == (a: Group, b: Group) -> Bool {
-        a.distance == b.distance && a.bearing == b.bearing && (a.storage === b.storage || a.storage == b.storage)
+        a.distance == b.distance && a.bearing == b.bearing && a.messages == b.messages
+            && (a.storage === b.storage || a.storage == b.storage)
     }
 }
 

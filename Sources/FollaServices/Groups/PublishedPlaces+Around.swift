@@ -44,9 +44,9 @@ extension PublishedPlaces {
                 // The cells' box is several times the circle's area; what is clearly outside
                 // is not handed on (every later step costs per entry).
                 guard disc.mayContain(position) else { continue }
-                // (r.entry each time: a local copy of the entry costs a retain per array in it.)
                 let r = shown.groups[i]
                 ready.append(r)
+                // (r.entry each time below: a local copy of the entry costs a retain per array in it.)
                 // Bounds only when the walk may stop early (ordered by people, or clustered, it
                 // takes every entry in range: no geodesic work per entry here).
                 if nearest != nil, query.admits(people: r.entry.people), let bounds = disc.distanceBounds(to: position) {
