@@ -11,8 +11,9 @@ package struct GroupDTO: Encodable, Sendable {
     /// The group as answered. Every member below is read from it, rounded, when a codec asks:
     /// a ready group's JSON takes only its distance, bearing and shared encodings
     /// (`EncodingMemo`), and building the whole view for each group answered was ~4 % of a
-    /// dense groups answer by profile (session 32).
-    package let group: Group
+    /// dense groups answer by profile (session 32). Private: the view shows only what the
+    /// answers carry (not the group's `sources`, never answered).
+    private let group: Group
 
     package init(_ g: Group) {
         group = g

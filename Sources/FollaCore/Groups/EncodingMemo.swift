@@ -16,36 +16,9 @@ public final class EncodingMemo: Sendable, Equatable {
     /// kilobytes per group. Past it, encodings are made for each answer as before.
     public static let budget = 8_192
 
-    /// What is kept. The first variant made sits in the state itself: nearly every answer
-    /// asks for one variant (a dense evening's default query), and a lookup that reads it
-    /// there touches one buffer less than an array of variants would (each a likely cache miss
-    /// when an answer copies a hundred groups: session 32).
-    private struct Kept {
-        var first: (variant: Int, bytes: [UInt8])?
-        /// The other variants, by number (an array, not a dictionary: hashing the key was half
-        /// of a lookup's cost).
-        var others: [[UInt8]?] = []
-        /// The bytes kept, against the budget.
-        var used = 0
-
-        func bytes(of variant: Int) -> [UInt8]? {
-            if let first, first.variant == variant { return first.bytes }
-            return variant < others.count ? others[variant] : nil
-        }
-
-        mutating func keep(_ made: [UInt8], as variant: Int) {
-            guard bytes(of: variant) == nil, used + made.count <= EncodingMemo.budget else { return }
-            used += made.count
-            if first == nil {
-                first = (variant, made)
-                return
-            }
-            if variant >= others.count { others.append(contentsOf: repeatElement(nil, count: variant + 1 - others.count)) }
-            others[variant] = made
-        }
-    }
-
-    private let kept = Mutex(Kept())
+    /// By variant: readers number their variants from 0 (an array, not a dictionary: hashing
+    /// the key was half of a lookup's cost); and the bytes kept.
+    private let encodings = Mutex<(kept: [[UInt8]?], bytes: Int)>(([], 0))
 
     public init() {}
 
@@ -55,9 +28,14 @@ public final class EncodingMemo: Sendable, Equatable {
     ///     (small numbers from 0).
     ///   - make: encodes the group (outside the lock: two first answers may both make it).
     public func encoding(_ variant: Int, make: () -> [UInt8]) -> [UInt8] {
-        if let known = kept.withLock({ $0.bytes(of: variant) }) { return known }
+        if let known = encodings.withLock({ variant < $0.kept.count ? $0.kept[variant] : nil }) { return known }
         let made = make()
-        kept.withLock { $0.keep(made, as: variant) }
+        encodings.withLock {
+            guard $0.bytes + made.count <= Self.budget else { return }
+            if variant >= $0.kept.count { $0.kept.append(contentsOf: repeatElement(nil, count: variant + 1 - $0.kept.count)) }
+            if $0.kept[variant] == nil { $0.bytes += made.count }
+            $0.kept[variant] = made
+        }
         return made
     }
 
