@@ -9,7 +9,7 @@ import Testing
         var made = 0
         for _ in 0..<3 {
             for variant in [0, 5, 1] {
-                let bytes = memo.encoding(variant) {
+                let bytes = memo.bytes(variant) {
                     made += 1
                     return [UInt8(variant)]
                 }
@@ -24,7 +24,7 @@ import Testing
         let memo = EncodingMemo()
         var made = 0
         for variant in [5, 0, 5, 0, 3] {
-            let bytes = memo.encoding(variant) {
+            let bytes = memo.bytes(variant) {
                 made += 1
                 return [UInt8(variant)]
             }
@@ -39,7 +39,7 @@ import Testing
         let half = EncodingMemo.budget / 2 + 1
         for _ in 0..<3 {
             for variant in 0..<2 {
-                _ = memo.encoding(variant) {
+                _ = memo.bytes(variant) {
                     made += 1
                     return [UInt8](repeating: UInt8(variant), count: half)
                 }
@@ -47,6 +47,13 @@ import Testing
         }
         // The first fits; the second would pass the budget, so it is made for every answer.
         #expect(made == 1 + 3)
-        #expect(memo.encoding(1) { [9] } == [9])
+        #expect(memo.bytes(1) { [9] } == [9])
+    }
+}
+
+extension EncodingMemo {
+    /// The encoding as an array (what an answer would write).
+    func bytes(_ variant: Int, make: () -> [UInt8]) -> [UInt8] {
+        withEncoding(variant, make: make) { Array($0) }
     }
 }

@@ -33,7 +33,7 @@ package enum GroupsJSON {
             // of its messages: rendered once (EncodingMemo says why).
             if let memo = g.encodings {
                 let variant = g.messagesShown * 2 + (includeHull ? 1 : 0)
-                o.members(memo.encoding(variant) { JSONWriter.members { shared(g, &$0, includeHull: includeHull) } })
+                memo.withEncoding(variant, make: { JSONWriter.members { shared(g, &$0, includeHull: includeHull) } }) { o.members($0) }
             } else {
                 shared(g, &o, includeHull: includeHull)
             }

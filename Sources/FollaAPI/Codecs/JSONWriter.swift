@@ -191,7 +191,7 @@ package struct JSONWriter {
         }
 
         /// Members written earlier by `JSONWriter.members`, copied as they are.
-        mutating func members(_ written: [UInt8]) {
+        mutating func members(_ written: UnsafeBufferPointer<UInt8>) {
             guard !written.isEmpty else { return }
             if !first { writer.bytes.append(UInt8(ascii: ",")) }
             first = false

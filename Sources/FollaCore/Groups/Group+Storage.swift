@@ -6,9 +6,13 @@ extension Group {
     /// Mutated only through `Group.unique()`, that is only while one group holds it: its
     /// `Sendable` promise rests on that.
     final class Storage: @unchecked Sendable, Equatable {
+        // First, beside the object's header: what a ready group's JSON reads besides its
+        // distance and bearing, in the cache line that copying the group (a retain) has
+        // just touched. In a city's worth of ready groups, each other line is a likely miss.
+        var encodings: EncodingMemo?
+        var isCoarsened: Bool
         var id: Int64?
         var position: Coordinate
-        var isCoarsened: Bool
         var people: Int
         var stats: PublishedStats?
         var lastActivity: Date
@@ -16,7 +20,6 @@ extension Group {
         var memberPlaceIDs: [Int64]
         var sources: [Int64]
         var hull: [Coordinate]?
-        var encodings: EncodingMemo?
 
         init(id: Int64?, position: Coordinate, isCoarsened: Bool, people: Int, stats: PublishedStats?, lastActivity: Date,
              messageCount: Int, memberPlaceIDs: [Int64], sources: [Int64], hull: [Coordinate]?,
