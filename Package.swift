@@ -106,7 +106,7 @@ let package = Package(
         .target(
             name: "FollaSim",
             dependencies: [
-                "FollaCore", "FollaGeo",
+                "FollaCore", "FollaGeo", "FollaStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,3 +1,4 @@
+import FollaStore
 import HummingbirdCore
 import Logging
 import NIOCore
