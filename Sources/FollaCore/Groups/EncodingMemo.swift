@@ -13,6 +13,7 @@ import Synchronization
 public final class EncodingMemo: @unchecked Sendable, Equatable {
     // @unchecked: a kept `Encoding` is a `ManagedBuffer` (never `Sendable`) whose bytes no
     // one writes after `Encoding.make`; `first` is atomic and `others` behind a lock.
+
     /// The most bytes one memo keeps: askers choose the variants (up to 10 messages of 280
     /// characters each, as JSON or GeoJSON), and a sweep over a city must not pin hundreds of
     /// kilobytes per group. Past it, encodings are made for each answer as before.
