@@ -33,6 +33,9 @@ let package = Package(
 
         // Core: domain rules, no I/O, imports nothing of ours.
         .target(name: "FollaCore"),
+        // SwiftNIO's event loops as task executors: the server and the simulator share it, and
+        // the simulator needs nothing else of the server's modules.
+        .target(name: "FollaLoops", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
 
         // Geo: PROJ geodesics and projections, GEOS geometry.
         .target(name: "FollaGeo", dependencies: ["FollaCore", "CGEOS", "CPROJ"]),
@@ -67,7 +70,7 @@ let package = Package(
         .target(
             name: "FollaAPI",
             dependencies: [
-                "FollaCore", "FollaGeo", "FollaStore", "FollaServices",
+                "FollaCore", "FollaGeo", "FollaLoops", "FollaStore", "FollaServices",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -106,7 +109,7 @@ let package = Package(
         .target(
             name: "FollaSim",
             dependencies: [
-                "FollaCore", "FollaGeo", "FollaStore",
+                "FollaCore", "FollaGeo", "FollaLoops",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -164,7 +167,7 @@ let package = Package(
         .testTarget(
             name: "FollaAPITests",
             dependencies: [
-                "FollaAPI", "FollaServices", "FollaStore", "FollaCore", "FollaGeo", "FollaTestSupport",
+                "FollaAPI", "FollaServices", "FollaStore", "FollaCore", "FollaGeo", "FollaLoops", "FollaTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

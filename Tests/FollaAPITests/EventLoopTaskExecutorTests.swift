@@ -1,7 +1,7 @@
 import NIOCore
 import NIOPosix
 import Testing
-import FollaStore
+import FollaLoops
 
 /// A task that prefers a connection's loop runs there, before and after it waits: what keeps
 /// a request on the thread that read it (`OnItsEventLoop`).

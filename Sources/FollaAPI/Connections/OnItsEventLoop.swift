@@ -1,4 +1,4 @@
-import FollaStore
+import FollaLoops
 import HummingbirdCore
 import Logging
 import NIOCore

@@ -7,8 +7,9 @@ extension Group {
     /// `Sendable` promise rests on that.
     final class Storage: @unchecked Sendable, Equatable {
         // First, beside the object's header: what a ready group's JSON reads besides its
-        // distance and bearing, in the cache line that copying the group (a retain) has
-        // just touched. In a city's worth of ready groups, each other line is a likely miss.
+        // distance and bearing, usually in the cache line that copying the group (a
+        // retain) has just touched. In a city's worth of ready groups, each other line is a
+        // likely miss.
         var encodings: EncodingMemo?
         var isCoarsened: Bool
         var id: Int64?

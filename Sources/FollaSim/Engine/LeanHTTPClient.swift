@@ -123,7 +123,8 @@ public final class LeanHTTPClient: @unchecked Sendable {
         guard !stopped.load(ordering: .acquiring) else { throw Failure(description: "client shut down") }
         let promise = loop.makePromise(of: Response.self)
         let pending = Pending(head: head, body: body, promise: promise, enqueued: .now(), keepBody: keepBody)
-        loop.execute { self.enqueue(pending) }
+        // A phone's task runs on the loop (`LoadRunner`): no pass through the loop's queue then.
+        if loop.inEventLoop { enqueue(pending) } else { loop.execute { self.enqueue(pending) } }
         return try await promise.futureResult.get()
     }
 

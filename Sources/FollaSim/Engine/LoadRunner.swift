@@ -1,5 +1,5 @@
 import FollaCore
-import FollaStore
+import FollaLoops
 import Foundation
 
 /// Plays a population against a server open-loop.
@@ -36,48 +36,48 @@ public struct LoadRunner: Sendable {
         let start = ContinuousClock.now
         let book = self.book, client = self.client, truth = self.truth
         var lastReport = 0.0, lastCount = 0
-        // Every phone's request runs on the client's event loop, as its children inherit the
-        // preference: a request no longer crosses from a pool thread to the loop that writes
-        // it and back to a pool thread when answered (two wake-ups of another thread each).
-        // At 100 000 phones: 0.056-0.059 ms of generator CPU per request against 0.061-0.067
-        // on Swift's pool (three pairs of 90 s runs, alternating; session 33).
-        await withTaskExecutorPreference(EventLoopTaskExecutor(client.http.loop)) {
-            // Discarding: a finished request's task is freed at once (a plain group keeps every
-            // child until it is awaited, hundreds of thousands in a city-scale run).
-            await withDiscardingTaskGroup { group in
-                while true {
-                    let elapsed = Self.seconds(ContinuousClock.now - start)
-                    if elapsed >= duration { break }
-                    for (due, action) in population.advance(to: elapsed) {
-                        book.recordLag(micros: UInt64(max(0, elapsed - due) * 1_000_000))
-                        group.addTask {
-                            let outcome: FollaClient.Outcome?
-                            var failure: String?
-                            do {
-                                outcome = try await client.send(action, truth: truth, due: due)
-                            } catch {
-                                outcome = nil
-                                failure = String(describing: type(of: error)) + ": " + String(String(describing: error).prefix(80))
-                            }
-                            let finished = Self.seconds(ContinuousClock.now - start)
-                            book.record(endpoint: action.endpoint + (outcome?.hostile == true ? " (hostile)" : ""),
-                                        micros: UInt64(max(0, finished - due) * 1_000_000), status: outcome?.status,
-                                        error: failure, second: Int(due), expected: outcome?.expected ?? false)
+        let loopExecutor = EventLoopTaskExecutor(client.http.loop)
+        // Discarding: a finished request's task is freed at once (a plain group keeps every
+        // child until it is awaited, hundreds of thousands in a city-scale run).
+        await withDiscardingTaskGroup { group in
+            while true {
+                let elapsed = Self.seconds(ContinuousClock.now - start)
+                if elapsed >= duration { break }
+                for (due, action) in population.advance(to: elapsed) {
+                    book.recordLag(micros: UInt64(max(0, elapsed - due) * 1_000_000))
+                    // On the client's event loop (this scheduling loop and its bookkeeping stay
+                    // on Swift's pool): a request no longer crosses from a pool thread to the loop
+                    // that writes it and back to a pool thread when answered (two wake-ups of
+                    // another thread each). At 100 000 phones: 0.056-0.059 ms of generator
+                    // CPU per request against 0.061-0.067 on Swift's pool (three pairs of 90 s
+                    // runs, alternating; session 33).
+                    group.addTask(executorPreference: loopExecutor) {
+                        let outcome: FollaClient.Outcome?
+                        var failure: String?
+                        do {
+                            outcome = try await client.send(action, truth: truth, due: due)
+                        } catch {
+                            outcome = nil
+                            failure = String(describing: type(of: error)) + ": " + String(String(describing: error).prefix(80))
                         }
+                        let finished = Self.seconds(ContinuousClock.now - start)
+                        book.record(endpoint: action.endpoint + (outcome?.hostile == true ? " (hostile)" : ""),
+                                    micros: UInt64(max(0, finished - due) * 1_000_000), status: outcome?.status,
+                                    error: failure, second: Int(due), expected: outcome?.expected ?? false)
                     }
-                    if elapsed - lastReport >= 1 {
-                        let snap = book.snapshot()
-                        let count = snap.endpoints.values.reduce(0) { $0 + Int($1.totalCount) }
-                        let recent = snap.perSecond[Int(elapsed) - 1]
-                        progress(Progress(elapsed: elapsed, duration: duration,
-                                          livePhones: truth.live(at: elapsed, ttl: 1200).certain.count,
-                                          requestsPerSecond: Double(count - lastCount) / (elapsed - lastReport),
-                                          p99ms: recent?.ms(99) ?? 0, unexpected: snap.unexpected))
-                        lastReport = elapsed
-                        lastCount = count
-                    }
-                    try? await Task.sleep(for: tick)
                 }
+                if elapsed - lastReport >= 1 {
+                    let snap = book.snapshot()
+                    let count = snap.endpoints.values.reduce(0) { $0 + Int($1.totalCount) }
+                    let recent = snap.perSecond[Int(elapsed) - 1]
+                    progress(Progress(elapsed: elapsed, duration: duration,
+                                      livePhones: truth.live(at: elapsed, ttl: 1200).certain.count,
+                                      requestsPerSecond: Double(count - lastCount) / (elapsed - lastReport),
+                                      p99ms: recent?.ms(99) ?? 0, unexpected: snap.unexpected))
+                    lastReport = elapsed
+                    lastCount = count
+                }
+                try? await Task.sleep(for: tick)
             }
         }
         return (population, Self.seconds(ContinuousClock.now - start))

@@ -1,6 +1,6 @@
 import NIOCore
 
-/// A channel's event loop as a Swift task executor: the jobs of a task that prefers it run
+/// An event loop as a Swift task executor: the jobs of a task that prefers it run
 /// on that loop's thread. The server serves each connection on its own loop (`OnItsEventLoop`),
 /// and the simulator runs its phones on its client's loop (`LoadRunner`).
 ///
