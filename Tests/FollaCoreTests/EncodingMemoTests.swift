@@ -33,6 +33,40 @@ import Testing
         #expect(made == 3)
     }
 
+    /// Answers on several threads at once, each asking for one of a few variants: each gets
+    /// its own variant's bytes, whichever variant was kept first and whoever made it.
+    @Test func concurrentAnswersGetTheirOwnVariant() async {
+        for _ in 0..<50 {
+            let memo = EncodingMemo()
+            let wrong = await withTaskGroup(of: Int.self) { group in
+                for task in 0..<8 {
+                    group.addTask {
+                        var wrong = 0
+                        for round in 0..<200 {
+                            let variant = (task + round) % 3
+                            let expected = [UInt8](repeating: UInt8(variant), count: 10 + variant)
+                            if memo.bytes(variant, make: { expected }) != expected { wrong += 1 }
+                        }
+                        return wrong
+                    }
+                }
+                return await group.reduce(0, +)
+            }
+            #expect(wrong == 0)
+        }
+    }
+
+    /// An empty encoding is kept and served as empty.
+    @Test func keepsAnEmptyEncoding() {
+        let memo = EncodingMemo()
+        var made = 0
+        for _ in 0..<3 {
+            #expect(memo.bytes(2) { made += 1; return [] } == [])
+        }
+        #expect(made == 1)
+        #expect(memo.bytes(0) { [7] } == [7])
+    }
+
     @Test func keepsNoMoreThanItsBudget() {
         let memo = EncodingMemo()
         var made = 0
