@@ -48,9 +48,10 @@ public struct LoadRunner: Sendable {
                     // On the client's event loop (this scheduling loop and its bookkeeping stay
                     // on Swift's pool): a request no longer crosses from a pool thread to the loop
                     // that writes it and back to a pool thread when answered (two wake-ups of
-                    // another thread each). At 100 000 phones: 0.056-0.059 ms of generator
-                    // CPU per request against 0.061-0.067 on Swift's pool (three pairs of 90 s
-                    // runs, alternating; session 33).
+                    // another thread each). At 100 000 phones (90 s runs, alternating, session
+                    // 33): the whole load on the loop took 0.056-0.059 ms of generator CPU per
+                    // request against 0.061-0.067 on Swift's pool (three pairs); only these
+                    // tasks there, as now, 0.052 / 0.053 against 0.056 / 0.054 (two pairs).
                     group.addTask(executorPreference: loopExecutor) {
                         let outcome: FollaClient.Outcome?
                         var failure: String?
