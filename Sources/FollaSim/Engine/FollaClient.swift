@@ -92,7 +92,7 @@ public struct FollaClient: Sendable {
     func get(_ path: String, etag: String?) async throws -> (Int, String?) {
         // A phone's read: only the status and the ETag matter to the run.
         let response = try await http.execute(.GET, path, headers: etag.map { [("If-None-Match", $0)] } ?? [], keepBody: false)
-        return (response.status, response.headers.first(name: "ETag"))
+        return (response.status, response.header("ETag"))
     }
 
     /// The server's request and check-in counters (`GET /metrics`, behind the admin token);

@@ -15,11 +15,19 @@ import Synchronization
 /// reaches the head of the queue: O(1) per request whatever the backlog. One timer, set for
 /// the head's deadline, makes sure that happens on time even when nothing else moves (a
 /// server that stopped answering), not only at the next answer or closed connection.
+///
+/// It speaks HTTP/1.1 itself (`HTTPResponseReader`, `LeanHTTPClient+Request`) rather than
+/// through NIO's HTTP handlers, for the generator's CPU (see the reader); an answer in flight
+/// past the timeout is found by one sweep of the connections, not a timer per request.
 public final class LeanHTTPClient: @unchecked Sendable {
     public struct Response: Sendable {
         public var status: Int
-        public var headers: HTTPHeaders
+        /// The header section as received (read with `header(_:)`).
+        var head: ByteBuffer
         public var body: ByteBuffer
+
+        /// The value of the first header field named `name`, in any case.
+        public func header(_ name: String) -> String? { HTTPResponseReader.field(name, in: head) }
     }
 
     public struct Failure: Error, CustomStringConvertible {
@@ -27,8 +35,10 @@ public final class LeanHTTPClient: @unchecked Sendable {
     }
 
     struct Pending {
-        var head: HTTPRequestHead
-        var body: ByteBuffer?
+        /// The whole request as it goes on the wire.
+        var request: ByteBuffer
+        /// A HEAD request's answer has no body whatever its head says.
+        var isHead: Bool
         var promise: EventLoopPromise<Response>
         var enqueued: NIODeadline
         /// False when the caller reads only the status and headers: the body's bytes are
@@ -40,10 +50,10 @@ public final class LeanHTTPClient: @unchecked Sendable {
     final class Connection: @unchecked Sendable {
         let channel: any Channel
         var current: Pending?
-        /// Closes the connection (failing `current`) if the answer takes longer than the timeout.
-        var deadline: Scheduled<Void>?
-        var head: HTTPResponseHead?
-        var body: ByteBuffer?
+        /// When `current` was sent: the sweep closes the connection (failing it) once its
+        /// answer has taken longer than the timeout.
+        var sentAt = NIODeadline.now()
+        var reader = HTTPResponseReader()
         /// When it last became idle (or connected).
         var idleSince = NIODeadline.now()
         /// Whether it has carried a request.
@@ -70,6 +80,10 @@ public final class LeanHTTPClient: @unchecked Sendable {
     private var shutDown = false
     /// Fires when the head of the queue has waited too long (set while the queue is not empty).
     private var expiry: Scheduled<Void>?
+    /// Closes connections whose answer is overdue (started with the first connection).
+    private var sweep: RepeatedTask?
+    /// `Host: host:port` and its line end, the same for every request.
+    let hostLine: String
     /// Read off the loop by `execute`: a request after shutdown fails at once (the loop
     /// would drop it, and its caller would wait for ever).
     private let stopped = Atomic<Bool>(false)
@@ -102,6 +116,7 @@ public final class LeanHTTPClient: @unchecked Sendable {
         self.timeout = timeout
         self.maxIdle = maxIdle
         self.maxFreshIdle = maxFreshIdle
+        self.hostLine = "Host: \(host):\(port)\r\n"
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         self.loop = group.next()
     }
@@ -116,13 +131,10 @@ public final class LeanHTTPClient: @unchecked Sendable {
     ///   - keepBody: false to get an empty body back (its bytes are read and dropped).
     public func execute(_ method: HTTPMethod = .GET, _ path: String, headers: [(String, String)] = [],
                         body: ByteBuffer? = nil, keepBody: Bool = true) async throws -> Response {
-        var head = HTTPRequestHead(version: .http1_1, method: method, uri: path)
-        head.headers.add(name: "Host", value: "\(host):\(port)")
-        for (name, value) in headers { head.headers.add(name: name, value: value) }
-        if let body { head.headers.add(name: "Content-Length", value: String(body.readableBytes)) }
+        let request = try Self.request(method, path, hostLine: hostLine, headers: headers, body: body)
         guard !stopped.load(ordering: .acquiring) else { throw Failure(description: "client shut down") }
         let promise = loop.makePromise(of: Response.self)
-        let pending = Pending(head: head, body: body, promise: promise, enqueued: .now(), keepBody: keepBody)
+        let pending = Pending(request: request, isHead: method == .HEAD, promise: promise, enqueued: .now(), keepBody: keepBody)
         // A phone's task runs on the loop (`LoadRunner`): no pass through the loop's queue then.
         if loop.inEventLoop { enqueue(pending) } else { loop.execute { self.enqueue(pending) } }
         return try await promise.futureResult.get()
@@ -136,6 +148,8 @@ public final class LeanHTTPClient: @unchecked Sendable {
             self.shutDown = true
             self.expiry?.cancel()
             self.expiry = nil
+            self.sweep?.cancel()
+            self.sweep = nil
             while let p = self.queue.popFirst() { p.promise.fail(Failure(description: "client shut down")) }
             for connection in self.connections.values {
                 connection.current.map { $0.promise.fail(Failure(description: "client shut down")) }
@@ -195,14 +209,13 @@ public final class LeanHTTPClient: @unchecked Sendable {
     private func connect() {
         guard !shutDown else { return }
         connecting += 1
+        if sweep == nil {
+            let every = TimeAmount.nanoseconds(min(TimeAmount.seconds(1).nanoseconds, max(timeout.nanoseconds / 8, 1_000_000)))
+            sweep = loop.scheduleRepeatedTask(initialDelay: every, delay: every) { _ in self.closeOverdue() }
+        }
         ClientBootstrap(group: loop)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .connectTimeout(.seconds(5))
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                }
-            }
             .connect(host: host, port: port)
             .whenComplete { result in
                 self.connecting -= 1
@@ -226,21 +239,22 @@ public final class LeanHTTPClient: @unchecked Sendable {
     private func send(_ pending: Pending, on connection: Connection) {
         connection.current = pending
         connection.used = true
-        connection.head = nil
-        connection.body = nil
-        let channel = connection.channel
-        channel.write(HTTPClientRequestPart.head(pending.head), promise: nil)
-        if let body = pending.body { channel.write(HTTPClientRequestPart.body(.byteBuffer(body)), promise: nil) }
+        connection.sentAt = .now()
+        connection.reader.expect(keepBody: pending.keepBody, bodiless: pending.isHead)
         // A write that fails closes the channel without `errorCaught`: its error is kept.
-        let written = channel.eventLoop.makePromise(of: Void.self)
+        let written = loop.makePromise(of: Void.self)
         written.futureResult.whenFailure { connection.error = connection.error ?? $0 }
-        channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: written)
-        // Closed by us: its request's failure says so (it read "the server closed the
-        // connection", which sent a flaky test's reader looking for a signal to the server).
-        let seconds = Double(timeout.nanoseconds) / 1e9
-        connection.deadline = loop.scheduleTask(in: timeout) {
-            connection.error = connection.error ?? Failure(description: "no answer within \(seconds) s")
-            channel.close(promise: nil)
+        connection.channel.writeAndFlush(pending.request, promise: written)
+    }
+
+    /// Closes each connection whose answer has taken longer than the timeout. Closed by us:
+    /// its request's failure says so (it read "the server closed the connection", which sent
+    /// a flaky test's reader looking for a signal to the server).
+    private func closeOverdue() {
+        let now = NIODeadline.now()
+        for connection in connections.values where connection.current != nil && now - connection.sentAt > timeout {
+            connection.error = connection.error ?? Failure(description: "no answer within \(Double(timeout.nanoseconds) / 1e9) s")
+            connection.channel.close(promise: nil)
         }
     }
 
@@ -254,22 +268,22 @@ public final class LeanHTTPClient: @unchecked Sendable {
         dispatch()
     }
 
-    fileprivate func received(_ part: HTTPClientResponsePart, on connection: Connection) {
-        switch part {
-        case .head(let head):
-            connection.head = head
-        case .body(var chunk):
-            guard connection.current?.keepBody != false else { return }
-            if connection.body == nil { connection.body = chunk } else { connection.body!.writeBuffer(&chunk) }
-        case .end:
-            guard let pending = connection.current, let head = connection.head else { return }
-            connection.current = nil
-            connection.deadline?.cancel()
-            connection.deadline = nil
-            pending.promise.succeed(Response(status: Int(head.status.code), headers: head.headers,
-                                             body: connection.body ?? ByteBuffer()))
-            if head.isKeepAlive && !shutDown { ready(connection) } else { connection.channel.close(promise: nil) }
+    /// Bytes from the server. Bytes with no request in flight (a server's 408 to an idle
+    /// connection) or that do not read as an answer put the connection out of step: closed.
+    fileprivate func received(_ bytes: inout ByteBuffer, on connection: Connection) {
+        guard let pending = connection.current else { return connection.channel.close(promise: nil) }
+        let answer: HTTPResponseReader.Answer?
+        do {
+            answer = try connection.reader.read(&bytes)
+        } catch {
+            connection.error = connection.error ?? error
+            return connection.channel.close(promise: nil)
         }
+        guard let answer else { return }
+        connection.current = nil
+        pending.promise.succeed(Response(status: answer.status, head: answer.head, body: answer.body))
+        // Bytes past the answer are not an answer to anything sent.
+        if answer.keepAlive && !shutDown && connection.reader.isIdle { ready(connection) } else { connection.channel.close(promise: nil) }
     }
 
     private func closed(_ connection: Connection) {
@@ -286,7 +300,7 @@ public final class LeanHTTPClient: @unchecked Sendable {
 
 /// Hands each response part of one connection to the client (on the loop).
 private final class ResponseHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTPClientResponsePart
+    typealias InboundIn = ByteBuffer
     let client: LeanHTTPClient
     let connection: LeanHTTPClient.Connection
 
@@ -296,7 +310,8 @@ private final class ResponseHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        client.received(unwrapInboundIn(data), on: connection)
+        var bytes = unwrapInboundIn(data)
+        client.received(&bytes, on: connection)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

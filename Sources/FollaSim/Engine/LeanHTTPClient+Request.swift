@@ -1,0 +1,52 @@
+import NIOCore
+import NIOHTTP1
+
+extension LeanHTTPClient {
+    /// A request's bytes as they go on the wire: one buffer, one write.
+    ///
+    /// Written by hand with the reader (`HTTPResponseReader` says why). Only this process's
+    /// own requests pass here, so the one thing checked is that no part can break the
+    /// framing: a path or header with a line break or a control byte, or a path with a space,
+    /// is refused rather than sent.
+    ///
+    /// - Parameters:
+    ///   - method: the request's method.
+    ///   - path: the path and query.
+    ///   - hostLine: the `Host` field's whole line, CRLF included.
+    ///   - headers: extra header fields.
+    ///   - body: the body, if any; its `Content-Length` is written here.
+    static func request(_ method: HTTPMethod, _ path: String, hostLine: String, headers: [(String, String)],
+                        body: ByteBuffer?) throws -> ByteBuffer {
+        guard path.utf8.allSatisfy({ $0 > 32 && $0 != 127 }),
+              headers.allSatisfy({ Self.isFieldPart($0.0) && Self.isFieldPart($0.1) && !$0.0.contains(":") })
+        else { throw Failure(description: "a request line or header that would break HTTP framing: \(method) \(path)") }
+        var bytes = ByteBuffer()
+        bytes.reserveCapacity(64 + path.utf8.count + hostLine.utf8.count + (body?.readableBytes ?? 0)
+                              + headers.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 4 })
+        bytes.writeString(method.rawValue)
+        bytes.writeInteger(UInt8(ascii: " "))
+        bytes.writeString(path)
+        bytes.writeStaticString(" HTTP/1.1\r\n")
+        bytes.writeString(hostLine)
+        for (name, value) in headers {
+            bytes.writeString(name)
+            bytes.writeStaticString(": ")
+            bytes.writeString(value)
+            bytes.writeStaticString("\r\n")
+        }
+        if let body {
+            bytes.writeStaticString("Content-Length: ")
+            bytes.writeString(String(body.readableBytes))
+            bytes.writeStaticString("\r\n\r\n")
+            bytes.writeImmutableBuffer(body)
+        } else {
+            bytes.writeStaticString("\r\n")
+        }
+        return bytes
+    }
+
+    /// No control byte (a tab aside) in a header's name or value.
+    private static func isFieldPart(_ text: String) -> Bool {
+        text.utf8.allSatisfy { ($0 >= 32 || $0 == 9) && $0 != 127 }
+    }
+}
