@@ -75,14 +75,49 @@ import Testing
         "HTTP/1.1 200 OK\r\n\r\n",
         "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
         "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n0\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\nContent-Length: 5\r\n\r\nhello",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: xchunked\r\n\r\n0\r\n\r\n",
+        "HTTP/1.1 200 OK\nContent-Length: 0\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nX-A: b\n\r\nContent-Length: 3\r\n\r\nabc",
+        "HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n",
     ])
     func refusesWhatIsNotAnAnswer(wire: String) {
         #expect(throws: HTTPResponseReader.Malformed.self) { try Self.answers(wire, step: 3) }
     }
 
-    @Test func refusesAnEndlessHead() {
-        let wire = "HTTP/1.1 200 OK\r\n" + String(repeating: "X-A: b\r\n", count: 10_000)
-        #expect(throws: HTTPResponseReader.Malformed.self) { try Self.answers(wire, step: 1000) }
+    /// A head over the limit is refused whether its end has come or not, and so are endless
+    /// chunk lines.
+    @Test(arguments: [1000, 1_000_000])
+    func refusesAnEndlessHead(step: Int) {
+        let fields = String(repeating: "X-A: b\r\n", count: 10_000)
+        #expect(throws: HTTPResponseReader.Malformed.self) { try Self.answers("HTTP/1.1 200 OK\r\n" + fields, step: step) }
+        #expect(throws: HTTPResponseReader.Malformed.self) {
+            try Self.answers("HTTP/1.1 200 OK\r\n" + fields + "Content-Length: 0\r\n\r\n", step: step)
+        }
+        #expect(throws: HTTPResponseReader.Malformed.self) {
+            try Self.answers("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n" + fields + "\r\n", step: step)
+        }
+    }
+
+    /// Several Transfer-Encoding lines make one list; chunked last, it frames the body over a
+    /// Content-Length, and the connection is not kept (two framings at once).
+    @Test func transferEncodingOverContentLength() throws {
+        let wire = "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
+        let answers = try Self.answers(wire, step: 7)
+        #expect(answers.map { String(buffer: $0.body) } == ["abc"])
+        #expect(answers.map(\.keepAlive) == [false])
+    }
+
+    /// The client keeps a connection only when its answer ended where the bytes did.
+    @Test func idleOnlyWhenNothingIsLeft() throws {
+        var reader = HTTPResponseReader()
+        reader.expect(keepBody: true, bodiless: false)
+        var bytes = ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n")
+        #expect(try reader.read(&bytes) == nil && !reader.isIdle)
+        bytes = ByteBuffer(string: "a")
+        #expect(try reader.read(&bytes) != nil && reader.isIdle)
+        bytes = ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nbHTTP/1.1 200")
+        #expect(try reader.read(&bytes) != nil && !reader.isIdle)
     }
 
     @Test func writesOneRequest() throws {
@@ -94,10 +129,12 @@ import Testing
     }
 
     /// A path or header that would end a line early is refused, never sent.
-    @Test(arguments: [("/a b", "x"), ("/a\r\nX: y", "x"), ("/a", "x\r\nEvil: 1"), ("/a", "x\ny")])
-    func refusesARequestThatBreaksFraming(path: String, value: String) {
+    @Test(arguments: [("/a b", "If-None-Match", "x"), ("/a\r\nX: y", "If-None-Match", "x"), ("/a", "If-None-Match", "x\r\nEvil: 1"),
+                      ("/a", "If-None-Match", "x\ny"), ("", "If-None-Match", "x"), ("a", "If-None-Match", "x"), ("/é", "If-None-Match", "x"),
+                      ("/a", "", "x"), ("/a", "X Y", "x"), ("/a", "X:Y", "x")])
+    func refusesARequestThatBreaksFraming(path: String, name: String, value: String) {
         #expect(throws: LeanHTTPClient.Failure.self) {
-            try LeanHTTPClient.request(.GET, path, hostLine: "Host: h:1\r\n", headers: [("If-None-Match", value)], body: nil)
+            try LeanHTTPClient.request(.GET, path, hostLine: "Host: h:1\r\n", headers: [(name, value)], body: nil)
         }
     }
 }

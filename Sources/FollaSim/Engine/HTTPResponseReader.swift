@@ -10,9 +10,10 @@ import NIOCore
 /// looked up only when asked for (`Response.header(_:)`).
 ///
 /// What it reads (RFC 9112): a status line, header fields, then a body framed by
-/// `Transfer-Encoding: chunked` or `Content-Length`, or none for a HEAD request and for
-/// 204 and 304. Interim 1xx answers are skipped. An answer framed only by the connection's
-/// close, or malformed, is an error: the client closes the connection and fails the request.
+/// `Transfer-Encoding` ending in `chunked` or by `Content-Length`, or none for a HEAD
+/// request and for 204 and 304. Lines end with CRLF. Interim 1xx answers are skipped. An
+/// answer framed only by the connection's close, a 101 (the client never asks to switch),
+/// or anything malformed is an error: the client closes the connection and fails the request.
 struct HTTPResponseReader {
     /// One whole answer.
     struct Answer {
@@ -29,7 +30,8 @@ struct HTTPResponseReader {
         var description: String
     }
 
-    /// The longest header section accepted.
+    /// The longest header section accepted, and the most bytes of chunk lines (sizes and
+    /// trailers) one answer may carry.
     static let maxHead = 64 * 1024
 
     private enum State {
@@ -54,6 +56,8 @@ struct HTTPResponseReader {
     private var keepBody = true
     /// Whether the answer has no body whatever its head says (a HEAD request's).
     private var bodiless = false
+    /// Bytes of chunk-size and trailer lines read in this answer.
+    private var lineBytes = 0
 
     /// Starts on the answer to a new request.
     ///
@@ -71,10 +75,11 @@ struct HTTPResponseReader {
         while true {
             switch state {
             case .head:
-                guard let end = headEnd() else {
-                    guard input.readableBytes <= Self.maxHead else { throw Malformed(description: "a header section over \(Self.maxHead) bytes") }
-                    return nil
+                let end = headEnd()
+                guard (end ?? input.readableBytes) <= Self.maxHead else {
+                    throw Malformed(description: "a header section over \(Self.maxHead) bytes")
                 }
+                guard let end else { return nil }
                 try readHead(through: end)
             case .fixed(let remaining):
                 let n = min(remaining, input.readableBytes)
@@ -115,7 +120,9 @@ struct HTTPResponseReader {
 
     // MARK: - Parts
 
-    /// The index in `input` just past the blank line ending the head, if it has come.
+    /// How many bytes of `input` the head takes, through the blank line that ends it, if it
+    /// has come. Every byte of CRLFCRLF is a CR or an LF: when the last byte of the window is
+    /// neither, no match can start in the window, and the search moves on by four.
     private mutating func headEnd() -> Int? {
         let view = input.readableBytesView
         var i = view.startIndex + max(0, searched - 3)
@@ -131,13 +138,13 @@ struct HTTPResponseReader {
     private mutating func readHead(through end: Int) throws(Malformed) {
         var section = input.readSlice(length: end)!
         searched = 0
-        guard let statusLine = Self.line(in: &section) else { throw Malformed(description: "no status line") }
+        guard let statusLine = try Self.line(in: &section) else { throw Malformed(description: "no status line") }
         let (minor, code) = try Self.statusLine(statusLine)
         var length: Int?
-        var chunked = false
+        var encodings = ""
         var connection = ""
         var fields = section
-        while let line = Self.line(in: &fields), line.readableBytes > 0 {
+        while let line = try Self.line(in: &fields), line.readableBytes > 0 {
             guard let colon = line.readableBytesView.firstIndex(of: UInt8(ascii: ":")) else {
                 throw Malformed(description: "a header line without a colon")
             }
@@ -151,20 +158,27 @@ struct HTTPResponseReader {
                 }
                 length = n
             } else if Self.equalsLowercased(name, "transfer-encoding") {
-                chunked = String(buffer: value).lowercased().hasSuffix("chunked")
+                encodings += "," + String(buffer: value).lowercased()
             } else if Self.equalsLowercased(name, "connection") {
                 connection += "," + String(buffer: value).lowercased()
             }
         }
-        if (100..<200).contains(code) && code != 101 { return }  // interim: the answer follows
+        guard code != 101 else { throw Malformed(description: "a 101: nothing asked to switch protocols") }
+        if (100..<200).contains(code) { return }  // interim: the answer follows
         status = code
         head = section
-        let tokens = connection.split(separator: ",").map { $0.filter { $0 != " " && $0 != "\t" } }
-        keepAlive = minor >= 1 ? !tokens.contains("close") : tokens.contains("keep-alive")
+        let tokens = Self.tokens(connection)
+        let codings = Self.tokens(encodings)
+        // Both framings at once "ought to be handled as an error" (RFC 9112 6.3): the answer is
+        // read by its chunks, and the connection is not used again.
+        keepAlive = (minor >= 1 ? !tokens.contains("close") : tokens.contains("keep-alive")) && (codings.isEmpty || length == nil)
         body = ByteBuffer()
-        if bodiless || code == 204 || code == 304 || code == 101 {
+        lineBytes = 0
+        if bodiless || code == 204 || code == 304 {
             state = .fixed(remaining: 0)
-        } else if chunked {
+        } else if !codings.isEmpty {
+            // Not ending in chunked, the body would end at the close, which is not read here.
+            guard codings.last == "chunked" else { throw Malformed(description: "a Transfer-Encoding not ending in chunked") }
             state = .chunkSize
         } else if let length {
             state = .fixed(remaining: length)
@@ -190,21 +204,32 @@ struct HTTPResponseReader {
         return Answer(status: status, head: head, body: body, keepAlive: keepAlive)
     }
 
-    /// The next CRLF-ended line of the input, without its CRLF; nil until it has come.
+    /// The next chunk-size or trailer line of the input, without its CRLF; nil until it has come.
     private mutating func line() throws(Malformed) -> ByteBuffer? {
-        if let line = Self.line(in: &input) { return line }
-        guard input.readableBytes <= Self.maxHead else { throw Malformed(description: "a chunk line over \(Self.maxHead) bytes") }
-        return nil
+        let line = try Self.line(in: &input)
+        lineBytes += line.map { $0.readableBytes + 2 } ?? 0
+        guard lineBytes + (line == nil ? input.readableBytes : 0) <= Self.maxHead else {
+            throw Malformed(description: "chunk lines over \(Self.maxHead) bytes")
+        }
+        return line
     }
 
-    private static func line(in buffer: inout ByteBuffer) -> ByteBuffer? {
+    /// The next line, without its CRLF; nil until it has come. A bare CR or LF is refused:
+    /// read as a line end by some and not by others, it could cut a head short.
+    private static func line(in buffer: inout ByteBuffer) throws(Malformed) -> ByteBuffer? {
         let view = buffer.readableBytesView
-        guard let lf = view.firstIndex(of: 10) else { return nil }
-        let length = lf - view.startIndex
-        let cut = length > 0 && view[lf - 1] == 13 ? length - 1 : length
-        let line = buffer.getSlice(at: buffer.readerIndex, length: cut)!
-        buffer.moveReaderIndex(forwardBy: length + 1)
+        guard let end = view.firstIndex(where: { $0 == 10 || $0 == 13 }) else { return nil }
+        guard view[end] == 13 else { throw Malformed(description: "a bare CR or LF in a line") }
+        guard end + 1 < view.endIndex else { return nil }  // a CR whose LF has not come
+        guard view[end + 1] == 10 else { throw Malformed(description: "a bare CR or LF in a line") }
+        let line = buffer.readSlice(length: end - view.startIndex)!
+        buffer.moveReaderIndex(forwardBy: 2)
         return line
+    }
+
+    /// A comma-separated list's tokens, without blanks.
+    private static func tokens(_ list: String) -> [String] {
+        list.split(separator: ",").map { $0.filter { $0 != " " && $0 != "\t" } }.filter { !$0.isEmpty }
     }
 
     /// `HTTP/1.x NNN reason`: the minor version and the code.
@@ -252,12 +277,11 @@ struct HTTPResponseReader {
 
     /// The value of the first header field named `name` (any case) in a header section.
     static func field(_ name: String, in head: ByteBuffer) -> String? {
-        let wanted = Array(name.lowercased().utf8)
         var lines = head
-        while let line = Self.line(in: &lines), line.readableBytes > 0 {
+        while let line = try? Self.line(in: &lines), line.readableBytes > 0 {
             let view = line.readableBytesView
-            guard let colon = view.firstIndex(of: UInt8(ascii: ":")), colon - view.startIndex == wanted.count,
-                  zip(view[..<colon], wanted).allSatisfy({ Self.lower($0) == $1 })
+            guard let colon = view.firstIndex(of: UInt8(ascii: ":")), colon - view.startIndex == name.utf8.count,
+                  zip(view[..<colon], name.utf8).allSatisfy({ Self.lower($0) == Self.lower($1) })
             else { continue }
             var value = line.getSlice(at: colon + 1, length: view.endIndex - colon - 1)!
             trim(&value)

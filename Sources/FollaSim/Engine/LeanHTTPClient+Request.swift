@@ -5,9 +5,10 @@ extension LeanHTTPClient {
     /// A request's bytes as they go on the wire: one buffer, one write.
     ///
     /// Written by hand with the reader (`HTTPResponseReader` says why). Only this process's
-    /// own requests pass here, so the one thing checked is that no part can break the
-    /// framing: a path or header with a line break or a control byte, or a path with a space,
-    /// is refused rather than sent.
+    /// own requests pass here, so what is checked is that no part can break the framing: a
+    /// path must be printable ASCII starting with `/`, a header's name a token (RFC 9110
+    /// 5.6.2), its value free of control bytes (a tab aside); anything else is refused
+    /// rather than sent.
     ///
     /// - Parameters:
     ///   - method: the request's method.
@@ -17,8 +18,8 @@ extension LeanHTTPClient {
     ///   - body: the body, if any; its `Content-Length` is written here.
     static func request(_ method: HTTPMethod, _ path: String, hostLine: String, headers: [(String, String)],
                         body: ByteBuffer?) throws -> ByteBuffer {
-        guard path.utf8.allSatisfy({ $0 > 32 && $0 != 127 }),
-              headers.allSatisfy({ Self.isFieldPart($0.0) && Self.isFieldPart($0.1) && !$0.0.contains(":") })
+        guard path.utf8.first == UInt8(ascii: "/"), path.utf8.allSatisfy({ $0 > 32 && $0 < 127 }),
+              headers.allSatisfy({ Self.isToken($0.0) && Self.isFieldValue($0.1) })
         else { throw Failure(description: "a request line or header that would break HTTP framing: \(method) \(path)") }
         var bytes = ByteBuffer()
         bytes.reserveCapacity(64 + path.utf8.count + hostLine.utf8.count + (body?.readableBytes ?? 0)
@@ -45,8 +46,16 @@ extension LeanHTTPClient {
         return bytes
     }
 
-    /// No control byte (a tab aside) in a header's name or value.
-    private static func isFieldPart(_ text: String) -> Bool {
+    /// No control byte (a tab aside) in a header's value.
+    private static func isFieldValue(_ text: String) -> Bool {
         text.utf8.allSatisfy { ($0 >= 32 || $0 == 9) && $0 != 127 }
+    }
+
+    /// A header's name: one or more of RFC 9110's token characters.
+    private static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { byte in
+            (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
+                || "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
     }
 }

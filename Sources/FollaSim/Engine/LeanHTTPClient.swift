@@ -93,8 +93,9 @@ public final class LeanHTTPClient: @unchecked Sendable {
     /// - Parameters:
     ///   - base: `http://host:port` (plain HTTP only: the generator talks to a server it knows).
     ///   - connections: keep-alive connections at most.
-    ///   - timeout: a request not sent within this long of being asked for fails.
-    ///   - timeout: also the longest an answer may take once sent (the connection is then closed).
+    ///   - timeout: a request not sent within this long of being asked for fails; so does one
+    ///     whose answer has not come this long after it was sent (its connection is closed),
+    ///     found by a sweep every eighth of the timeout (at most every second).
     ///   - maxIdle: a connection idle for longer is closed rather than used. A server closes
     ///     a keep-alive connection idle for its own timeout (ours: 60 s by default), and a
     ///     request sent on it as it does so fails, never read: one groups request of a
@@ -270,7 +271,7 @@ public final class LeanHTTPClient: @unchecked Sendable {
 
     /// Bytes from the server. Bytes with no request in flight (a server's 408 to an idle
     /// connection) or that do not read as an answer put the connection out of step: closed.
-    fileprivate func received(_ bytes: inout ByteBuffer, on connection: Connection) {
+    func received(_ bytes: inout ByteBuffer, on connection: Connection) {
         guard let pending = connection.current else { return connection.channel.close(promise: nil) }
         let answer: HTTPResponseReader.Answer?
         do {
@@ -295,27 +296,5 @@ public final class LeanHTTPClient: @unchecked Sendable {
             pending.promise.fail(Failure(description: connection.error.map { "the connection failed: \($0)" } ?? "the server closed the connection"))
         }
         if !shutDown { dispatch() }
-    }
-}
-
-/// Hands each response part of one connection to the client (on the loop).
-private final class ResponseHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    let client: LeanHTTPClient
-    let connection: LeanHTTPClient.Connection
-
-    init(client: LeanHTTPClient, connection: LeanHTTPClient.Connection) {
-        self.client = client
-        self.connection = connection
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var bytes = unwrapInboundIn(data)
-        client.received(&bytes, on: connection)
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        connection.error = error
-        context.close(promise: nil)
     }
 }
