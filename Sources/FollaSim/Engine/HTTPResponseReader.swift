@@ -82,24 +82,16 @@ struct HTTPResponseReader {
                 guard let end else { return nil }
                 try readHead(through: end)
             case .fixed(let remaining):
-                let n = min(remaining, input.readableBytes)
-                take(n)
-                guard n == remaining else {
-                    state = .fixed(remaining: remaining - n)
-                    return nil
-                }
+                let left = take(upTo: remaining)
+                guard left == 0 else { state = .fixed(remaining: left); return nil }
                 return finish()
             case .chunkSize:
                 guard let line = try line() else { return nil }
                 let size = try Self.chunkSize(line)
                 state = size == 0 ? .trailers : .chunkData(remaining: size)
             case .chunkData(let remaining):
-                let n = min(remaining, input.readableBytes)
-                take(n)
-                guard n == remaining else {
-                    state = .chunkData(remaining: remaining - n)
-                    return nil
-                }
+                let left = take(upTo: remaining)
+                guard left == 0 else { state = .chunkData(remaining: left); return nil }
                 state = .chunkEnd
             case .chunkEnd:
                 guard let line = try line() else { return nil }
@@ -187,15 +179,18 @@ struct HTTPResponseReader {
         }
     }
 
-    /// Moves `n` bytes of body from the input (kept or dropped).
-    private mutating func take(_ n: Int) {
-        guard n > 0 else { return }
+    /// Moves up to `remaining` bytes of body from the input (kept or dropped); returns how
+    /// many are still to come.
+    private mutating func take(upTo remaining: Int) -> Int {
+        let n = min(remaining, input.readableBytes)
+        guard n > 0 else { return remaining }
         if keepBody {
             var part = input.readSlice(length: n)!
             if body.readableBytes == 0 { body = part } else { body.writeBuffer(&part) }
         } else {
             input.moveReaderIndex(forwardBy: n)
         }
+        return remaining - n
     }
 
     private mutating func finish() -> Answer {
