@@ -79,6 +79,11 @@ import Testing
         "HTTP/1.1 200 OK\r\nTransfer-Encoding: xchunked\r\n\r\n0\r\n\r\n",
         "HTTP/1.1 200 OK\nContent-Length: 0\r\n\r\n",
         "HTTP/1.1 200 OK\r\nX-A: b\n\r\nContent-Length: 3\r\n\r\nabc",
+        "HTTP/1.1 200 OK\nContent-Length: 0\n\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nX: a\rb\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\nabc\r\n0\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chun ked\r\n\r\n0\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: \r\nContent-Length: 0\r\n\r\n",
         "HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n",
     ])
     func refusesWhatIsNotAnAnswer(wire: String) {
@@ -108,6 +113,20 @@ import Testing
         #expect(answers.map(\.keepAlive) == [false])
     }
 
+    /// An HTTP/1.0 answer framed by chunks is read, and its connection not kept.
+    @Test func chunkedInHTTP10ClosesTheConnection() throws {
+        let wire = "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n\r\n"
+        let answers = try Self.answers(wire, step: 4)
+        #expect(answers.map { String(buffer: $0.body) } == ["a"] && answers.map(\.keepAlive) == [false])
+    }
+
+    /// Chunk lines are bounded each, not in sum: 30 000 one-byte chunks make one answer.
+    @Test func manySmallChunks() throws {
+        let wire = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + String(repeating: "1\r\nx\r\n", count: 30_000) + "0\r\n\r\n"
+        let answers = try Self.answers(wire, step: 4096)
+        #expect(answers.map(\.body.readableBytes) == [30_000])
+    }
+
     /// The client keeps a connection only when its answer ended where the bytes did.
     @Test func idleOnlyWhenNothingIsLeft() throws {
         var reader = HTTPResponseReader()
@@ -118,6 +137,12 @@ import Testing
         #expect(try reader.read(&bytes) != nil && reader.isIdle)
         bytes = ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nbHTTP/1.1 200")
         #expect(try reader.read(&bytes) != nil && !reader.isIdle)
+    }
+
+    @Test func refusesAMethodThatIsNotAToken() {
+        #expect(throws: LeanHTTPClient.Failure.self) {
+            try LeanHTTPClient.request(.RAW(value: "GET /x"), "/a", hostLine: "Host: h:1\r\n", headers: [], body: nil)
+        }
     }
 
     @Test func writesOneRequest() throws {
@@ -131,7 +156,8 @@ import Testing
     /// A path or header that would end a line early is refused, never sent.
     @Test(arguments: [("/a b", "If-None-Match", "x"), ("/a\r\nX: y", "If-None-Match", "x"), ("/a", "If-None-Match", "x\r\nEvil: 1"),
                       ("/a", "If-None-Match", "x\ny"), ("", "If-None-Match", "x"), ("a", "If-None-Match", "x"), ("/é", "If-None-Match", "x"),
-                      ("/a", "", "x"), ("/a", "X Y", "x"), ("/a", "X:Y", "x")])
+                      ("/a", "", "x"), ("/a", "X Y", "x"), ("/a", "X:Y", "x"), ("/a", "content-length", "5"),
+                      ("/a", "Transfer-Encoding", "chunked"), ("/a", "HOST", "elsewhere"), ("/a", "Connection", "close")])
     func refusesARequestThatBreaksFraming(path: String, name: String, value: String) {
         #expect(throws: LeanHTTPClient.Failure.self) {
             try LeanHTTPClient.request(.GET, path, hostLine: "Host: h:1\r\n", headers: [(name, value)], body: nil)

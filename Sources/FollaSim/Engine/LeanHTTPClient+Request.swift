@@ -5,10 +5,11 @@ extension LeanHTTPClient {
     /// A request's bytes as they go on the wire: one buffer, one write.
     ///
     /// Written by hand with the reader (`HTTPResponseReader` says why). Only this process's
-    /// own requests pass here, so what is checked is that no part can break the framing: a
-    /// path must be printable ASCII starting with `/`, a header's name a token (RFC 9110
-    /// 5.6.2), its value free of control bytes (a tab aside); anything else is refused
-    /// rather than sent.
+    /// own requests pass here, so what is checked is that no part can break the framing: the
+    /// method and each header's name must be tokens (RFC 9110 5.6.2), a path printable ASCII
+    /// starting with `/`, a header's value free of control bytes (a tab aside), and the
+    /// fields that frame the request (`Host`, `Content-Length`, `Transfer-Encoding`,
+    /// `Connection`) are this function's own; anything else is refused rather than sent.
     ///
     /// - Parameters:
     ///   - method: the request's method.
@@ -18,8 +19,8 @@ extension LeanHTTPClient {
     ///   - body: the body, if any; its `Content-Length` is written here.
     static func request(_ method: HTTPMethod, _ path: String, hostLine: String, headers: [(String, String)],
                         body: ByteBuffer?) throws -> ByteBuffer {
-        guard path.utf8.first == UInt8(ascii: "/"), path.utf8.allSatisfy({ $0 > 32 && $0 < 127 }),
-              headers.allSatisfy({ Self.isToken($0.0) && Self.isFieldValue($0.1) })
+        guard Self.isToken(method.rawValue), path.utf8.first == UInt8(ascii: "/"), path.utf8.allSatisfy({ $0 > 32 && $0 < 127 }),
+              headers.allSatisfy({ Self.isToken($0.0) && Self.isFieldValue($0.1) && !Self.framing.contains($0.0.lowercased()) })
         else { throw Failure(description: "a request line or header that would break HTTP framing: \(method) \(path)") }
         var bytes = ByteBuffer()
         bytes.reserveCapacity(64 + path.utf8.count + hostLine.utf8.count + (body?.readableBytes ?? 0)
@@ -45,6 +46,9 @@ extension LeanHTTPClient {
         }
         return bytes
     }
+
+    /// The fields that frame a request, written here only.
+    private static let framing: Set<String> = ["host", "content-length", "transfer-encoding", "connection"]
 
     /// No control byte (a tab aside) in a header's value.
     private static func isFieldValue(_ text: String) -> Bool {

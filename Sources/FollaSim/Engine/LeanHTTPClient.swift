@@ -95,7 +95,7 @@ public final class LeanHTTPClient: @unchecked Sendable {
     ///   - connections: keep-alive connections at most.
     ///   - timeout: a request not sent within this long of being asked for fails; so does one
     ///     whose answer has not come this long after it was sent (its connection is closed),
-    ///     found by a sweep every eighth of the timeout (at most every second).
+    ///     found by a sweep every eighth of the timeout, and at least once a second.
     ///   - maxIdle: a connection idle for longer is closed rather than used. A server closes
     ///     a keep-alive connection idle for its own timeout (ours: 60 s by default), and a
     ///     request sent on it as it does so fails, never read: one groups request of a
@@ -108,7 +108,9 @@ public final class LeanHTTPClient: @unchecked Sendable {
     ///     40 000-phone run.
     public init(base: String, connections: Int = 64, timeout: TimeAmount = .seconds(30),
                 maxIdle: TimeAmount = .seconds(20), maxFreshIdle: TimeAmount = .seconds(4)) throws {
-        guard let url = URLComponents(string: base), url.scheme == "http", let host = url.host else {
+        guard let url = URLComponents(string: base), url.scheme == "http", let host = url.host,
+              !host.isEmpty, host.utf8.allSatisfy({ $0 > 32 && $0 < 127 && $0 != UInt8(ascii: "/") })
+        else {
             throw Failure(description: "expected a base URL like http://127.0.0.1:8080, got \(base)")
         }
         self.host = host
@@ -184,7 +186,7 @@ public final class LeanHTTPClient: @unchecked Sendable {
     private func dispatch() {
         let now = NIODeadline.now()
         while let first = queue.first, now - first.enqueued > timeout {
-            queue.removeFirst().promise.fail(Failure(description: "no connection within \(timeout.nanoseconds / 1_000_000_000) s"))
+            queue.removeFirst().promise.fail(Failure(description: "no connection within \(Double(timeout.nanoseconds) / 1e9) s"))
         }
         while !queue.isEmpty, let connection = idle.popLast() {
             // (Closed, it leaves `open` when its close completes; that dispatches again. NIO
