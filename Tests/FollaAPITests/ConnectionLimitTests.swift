@@ -43,12 +43,14 @@ import Testing
         # Two good requests pipelined ahead of garbage: both answered, then the 400.
         took, out = exchange(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n" * 2 + b"BAD\x01 / HTTP/1.1\r\n\r\n")
         print("pipelined|" + ",".join(statuses(out)) + "|" + ("problem" if out.rstrip().endswith(b"}") and out.count(b"problem+json") == 1 else "plain"))
-        # Each head on a kept connection is timed from its own first byte: one sent after an idle
-        # pause longer than the head timeout is answered, and one left unfinished after a
-        # shorter pause gets its 408 within the timeout of its start.
+        # Each head on a kept connection is timed from its own first read: one begun after an
+        # idle pause longer than the head timeout (its clock armed then) is answered, and one
+        # left unfinished 0.3 s after that answer gets its 408 a head timeout after its start,
+        # not when the clock armed for the one before it runs out (0.4 s after its start).
         s = socket.create_connection(("127.0.0.1", port))
-        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"); time.sleep(1.4)
-        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"); time.sleep(0.6)
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"); time.sleep(1.2)
+        s.sendall(b"GET /healthz HTTP/1.1\r\n"); time.sleep(0.3)
+        s.sendall(b"Host: x\r\n\r\n"); time.sleep(0.3)
         s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
         start, out = time.time(), b""
         s.settimeout(10)

@@ -6,9 +6,12 @@ import NIOHTTPTypes
 /// may leave its answers unread.
 ///
 /// Hummingbird's idle timeout only sees parsed requests; a head that is never finished is
-/// not one. So this handler sits in front of the HTTP decoder and sees raw bytes: the head
-/// timer starts with the connection, and again with the first byte after each response,
+/// not one. So this handler sits in front of the HTTP decoder and sees raw bytes: the head's
+/// clock starts with the connection, and again with the first read after each response,
 /// and stops when the decoder has produced the head (``RequestHeadMarker`` tells it). A
+/// head whose first bytes came in the same read as the request before it, or while that
+/// request's answer was still owed, is not timed here: Hummingbird's idle timeout (from
+/// the answer's end) bounds it. A
 /// head too slow gets 408, a request line too long 414, a head too large 431: each a
 /// problem+json written here (no request exists yet for the router to answer), then close.
 /// ``RequestHeadMarker`` installs it, and asks it to refuse the other requests no route
@@ -28,8 +31,8 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
     /// Set by ``RequestHeadMarker``: a refusal goes there, to wait for the answers owed to the
     /// requests pipelined before it, and comes back to ``write(_:)``.
     var onRefusal: ((Problem) -> Void)?
-    /// When the head now awaited started (the connection's start, or the first byte after a
-    /// response); nil while none is awaited.
+    /// When the head now awaited started (the connection's start, or the first read after a
+    /// response); nil from when the head is produced until that read.
     private var headStarted: NIODeadline?
     /// Fires at the awaited head's deadline, or earlier: then it sets itself again for the
     /// head now awaited, if any. Not cancelled when a head arrives: scheduling and cancelling
@@ -68,6 +71,7 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         timer?.cancel()
+        timer = nil
         stallTimer?.cancel()
         self.context = nil
     }
@@ -127,7 +131,8 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
         return true
     }
 
-    /// The request and its response are both complete: the next head starts with its first byte.
+    /// The request and its response are both complete: the next head's clock starts with the
+    /// next read.
     func responseEnded() {
         waitingForHead = true
         headBytes = 0
@@ -146,7 +151,10 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
         timer = context.eventLoop.scheduleTask(deadline: deadline) {
             let handler = loopBound.value
             handler.timer = nil
-            guard handler.waitingForHead, let started = handler.headStarted, let context = handler.context else { return }
+            // (A task cancelled by another of the same tick still runs: nothing to do once refused or closed.)
+            guard !handler.refused, handler.waitingForHead, let started = handler.headStarted,
+                  let context = handler.context, context.channel.isActive
+            else { return }
             let due = started + TimeAmount(handler.limits.headTimeout)
             if NIODeadline.now() >= due {
                 handler.stop(handler.tooSlow)
