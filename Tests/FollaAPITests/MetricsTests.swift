@@ -89,9 +89,12 @@ import Testing
         try await AppFixture.run(.live, metrics: true) { f in
             try await f.makeVenue()
             let port = try #require(f.client.port)
-            // Holds a stream open for 8 s after its first event.
+            // Holds a stream open after its first event until told to stop (a file appears), or
+            // for 25 s: on a loaded box the stream can open seconds after the scrapes start.
+            let stop = FileManager.default.temporaryDirectory.appendingPathComponent("folla-stream-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: stop) }
             let script = #"""
-                import socket, sys, time
+                import os, socket, sys, time
                 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
                 s.sendall(b"GET /v1/venues/piazza/wall/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
                 s.settimeout(30)
@@ -101,17 +104,20 @@ import Testing
                     if not d: break
                     data += d
                 print("open" if b"event: snapshot" in data else "closed", flush=True)
-                time.sleep(8)
+                for _ in range(250):
+                    if os.path.exists(sys.argv[2]): break
+                    time.sleep(0.1)
                 """#
-            async let stream = ExternalProcess.run("/usr/bin/env", ["python3", "-c", script, "\(port)"], deadline: 60)
+            async let stream = ExternalProcess.run("/usr/bin/env", ["python3", "-c", script, "\(port)", stop], deadline: 60)
             // Each scrape is a GET in progress itself: with the stream open, two. (The registry
             // is the process's; the only other requests it counts are this suite's, short.)
             var actives: [Double] = []
-            for _ in 0..<30 where actives.last ?? 0 < 2 {
+            for _ in 0..<100 where actives.last ?? 0 < 2 {
                 try await Task.sleep(for: .milliseconds(200))
                 let scrape = try await f.client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer \(adminToken)"])
                 actives.append(Self.value(try await Self.parse(String(buffer: scrape.body)), "folla_http_active_requests", ["method": "GET"]) ?? 0)
             }
+            _ = FileManager.default.createFile(atPath: stop, contents: Data())
             let run = try await stream
             #expect(run.output.contains("open"), "\(run.output)\(run.errors)")
             #expect(actives.contains { $0 >= 2 }, "GETs in progress while a stream was open: \(actives)")
