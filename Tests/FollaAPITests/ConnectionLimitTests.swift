@@ -13,8 +13,9 @@ import Testing
     static let script = #"""
         import re, socket, sys, time
         port = int(sys.argv[1])
-        def exchange(data, wait=15):
-            s = socket.create_connection(("127.0.0.1", port)); s.sendall(data); s.settimeout(wait)
+        def read_all(s, wait):
+            # Until the server closes (or `wait` passes): the time it took and what came.
+            s.settimeout(wait)
             start, out = time.time(), b""
             try:
                 while True:
@@ -24,6 +25,9 @@ import Testing
             except Exception as e:
                 out += b" <" + str(e).encode() + b">"
             return time.time() - start, out
+        def exchange(data, wait=15):
+            s = socket.create_connection(("127.0.0.1", port)); s.sendall(data)
+            return read_all(s, wait)
         def report(name, data, wait=15):
             took, out = exchange(data, wait)
             status = out.split(b"\r\n")[0].decode(errors="replace")
@@ -52,16 +56,8 @@ import Testing
         s.sendall(b"GET /healthz HTTP/1.1\r\n"); time.sleep(0.3)
         s.sendall(b"Host: x\r\n\r\n"); time.sleep(0.3)
         s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
-        start, out = time.time(), b""
-        s.settimeout(10)
-        try:
-            while True:
-                c = s.recv(65536)
-                if not c: break
-                out += c
-        except Exception:
-            pass
-        print("later-heads|" + ",".join(statuses(out)) + f"|{time.time() - start:.2f}")
+        took, out = read_all(s, 10)
+        print("later-heads|" + ",".join(statuses(out)) + f"|{took:.2f}")
         # HTTP/1.0 with keep-alive: two requests on one connection.
         s = socket.create_connection(("127.0.0.1", port)); s.settimeout(5)
         got = b""
@@ -140,15 +136,7 @@ import Testing
         s.sendall(b"a" * 20000)
         time.sleep(0.3)
         s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        s.settimeout(10)
-        out = b""
-        try:
-            while True:
-                c = s.recv(65536)
-                if not c: break
-                out += c
-        except Exception:
-            pass
+        _, out = read_all(s, 10)
         statuses = [l.split(b" ")[1].decode() for l in out.split(b"\r\n") if l.startswith(b"HTTP/1.1 ")]
         print("early|" + ",".join(statuses))
         # More unfinished heads than the cap: each is answered 408 and closed, and /healthz
