@@ -23,6 +23,8 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
     typealias OutboundOut = ByteBuffer
 
     private let limits: ConnectionLimits
+    /// `limits.headTimeout`, as the event loop counts time.
+    private let headTimeout: TimeAmount
     private var waitingForHead = true
     private var headBytes = 0
     private var sawLineEnd = false
@@ -49,6 +51,7 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
 
     init(limits: ConnectionLimits) {
         self.limits = limits
+        self.headTimeout = TimeAmount(limits.headTimeout)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -143,7 +146,7 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
     private func startHead(_ context: ChannelHandlerContext) {
         let started = NIODeadline.now()
         headStarted = started
-        if timer == nil { armTimer(context, at: started + TimeAmount(limits.headTimeout)) }
+        if timer == nil { armTimer(context, at: started + headTimeout) }
     }
 
     private func armTimer(_ context: ChannelHandlerContext, at deadline: NIODeadline) {
@@ -155,7 +158,7 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
             guard !handler.refused, handler.waitingForHead, let started = handler.headStarted,
                   let context = handler.context, context.channel.isActive
             else { return }
-            let due = started + TimeAmount(handler.limits.headTimeout)
+            let due = started + handler.headTimeout
             if NIODeadline.now() >= due {
                 handler.stop(handler.tooSlow)
             } else {

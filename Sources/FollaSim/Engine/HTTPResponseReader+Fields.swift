@@ -74,9 +74,7 @@ extension HTTPResponseReader {
         var lines = head
         while let line = try? Self.line(in: &lines), line.readableBytes > 0 {
             let view = line.readableBytesView
-            guard let colon = view.firstIndex(of: UInt8(ascii: ":")), colon - view.startIndex == name.utf8.count,
-                  zip(view[..<colon], name.utf8).allSatisfy({ Self.lower($0) == Self.lower($1) })
-            else { continue }
+            guard let colon = view.firstIndex(of: UInt8(ascii: ":")), sameName(view[..<colon], name.utf8) else { continue }
             var value = line.getSlice(at: colon + 1, length: view.endIndex - colon - 1)!
             trim(&value)
             return String(buffer: value)
@@ -84,13 +82,10 @@ extension HTTPResponseReader {
         return nil
     }
 
-    static func lower(_ byte: UInt8) -> UInt8 { (65...90).contains(byte) ? byte | 0x20 : byte }
-
-    /// Whether `bytes` spell `lowercased` in any case (`lowercased` is ASCII lower case).
-    static func equalsLowercased(_ bytes: ByteBuffer, _ lowercased: StaticString) -> Bool {
-        guard bytes.readableBytes == lowercased.utf8CodeUnitCount else { return false }
-        return lowercased.withUTF8Buffer { expected in
-            zip(bytes.readableBytesView, expected).allSatisfy { lower($0) == $1 }
-        }
+    /// Whether two header names are the same, in any ASCII case.
+    static func sameName(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { lower($0) == lower($1) }
     }
+
+    private static func lower(_ byte: UInt8) -> UInt8 { (65...90).contains(byte) ? byte | 0x20 : byte }
 }

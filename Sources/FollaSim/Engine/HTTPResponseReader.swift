@@ -49,8 +49,7 @@ struct HTTPResponseReader {
     private var input = ByteBuffer()
     /// How far into `input` the end of the head has already been looked for, and its line
     /// ends checked.
-    private var searched = 0
-    private var checked = 0
+    private var scanned = 0
     private var status = 0
     private var head = ByteBuffer()
     private var keepAlive = true
@@ -123,7 +122,7 @@ struct HTTPResponseReader {
     /// otherwise wait for a CRLFCRLF that never comes).
     private mutating func headEnd() throws(Malformed) -> Int? {
         let view = input.readableBytesView
-        var i = view.startIndex + max(0, searched - 3)
+        var i = view.startIndex + max(0, scanned - 3)
         var end: Int?
         while i + 3 < view.endIndex {
             if view[i + 3] != 10 { i += view[i + 3] == 13 ? 1 : 4; continue }
@@ -131,13 +130,12 @@ struct HTTPResponseReader {
             i += 1
         }
         let limit = view.startIndex + (end ?? view.count)
-        var j = view.startIndex + checked
+        var j = view.startIndex + scanned
         while j < limit, let lf = view[j..<limit].firstIndex(of: 10) {
             guard lf > view.startIndex, view[lf - 1] == 13 else { throw Malformed(description: "a bare LF in the head") }
             j = lf + 1
         }
-        searched = end == nil ? view.count : 0
-        checked = end == nil ? view.count : 0
+        scanned = end == nil ? view.count : 0
         return end
     }
 
@@ -157,14 +155,14 @@ struct HTTPResponseReader {
             let name = line.getSlice(at: line.readerIndex, length: nameLength)!
             var value = line.getSlice(at: line.readerIndex + nameLength + 1, length: line.readableBytes - nameLength - 1)!
             Self.trim(&value)
-            if Self.equalsLowercased(name, "content-length") {
+            if Self.sameName(name.readableBytesView, "content-length".utf8) {
                 guard let n = Self.decimal(value), length == nil || length == n else {
                     throw Malformed(description: "a bad or conflicting Content-Length")
                 }
                 length = n
-            } else if Self.equalsLowercased(name, "transfer-encoding") {
+            } else if Self.sameName(name.readableBytesView, "transfer-encoding".utf8) {
                 encodings += "," + String(buffer: value).lowercased()
-            } else if Self.equalsLowercased(name, "connection") {
+            } else if Self.sameName(name.readableBytesView, "connection".utf8) {
                 connection += "," + String(buffer: value).lowercased()
             }
         }

@@ -67,6 +67,8 @@ public final class LeanHTTPClient: @unchecked Sendable {
     public let port: Int
     let maxConnections: Int
     let timeout: TimeAmount
+    /// The timeout in seconds, as failures name it.
+    private let timeoutText: String
     let maxIdle: TimeAmount
     let maxFreshIdle: TimeAmount
     let group: MultiThreadedEventLoopGroup
@@ -117,6 +119,7 @@ public final class LeanHTTPClient: @unchecked Sendable {
         self.port = url.port ?? 80
         self.maxConnections = max(1, connections)
         self.timeout = timeout
+        self.timeoutText = "\(Double(timeout.nanoseconds) / 1e9) s"
         self.maxIdle = maxIdle
         self.maxFreshIdle = maxFreshIdle
         self.hostLine = "Host: \(host):\(port)\r\n"
@@ -186,7 +189,7 @@ public final class LeanHTTPClient: @unchecked Sendable {
     private func dispatch() {
         let now = NIODeadline.now()
         while let first = queue.first, now - first.enqueued > timeout {
-            queue.removeFirst().promise.fail(Failure(description: "no connection within \(Double(timeout.nanoseconds) / 1e9) s"))
+            queue.removeFirst().promise.fail(Failure(description: "no connection within \(timeoutText)"))
         }
         while !queue.isEmpty, let connection = idle.popLast() {
             // (Closed, it leaves `open` when its close completes; that dispatches again. NIO
@@ -256,7 +259,7 @@ public final class LeanHTTPClient: @unchecked Sendable {
     private func closeOverdue() {
         let now = NIODeadline.now()
         for connection in connections.values where connection.current != nil && now - connection.sentAt > timeout {
-            connection.error = connection.error ?? Failure(description: "no answer within \(Double(timeout.nanoseconds) / 1e9) s")
+            connection.error = connection.error ?? Failure(description: "no answer within \(timeoutText)")
             connection.channel.close(promise: nil)
         }
     }
