@@ -13,16 +13,37 @@ import Logging
 ///
 /// Lines go to a `LogOutput` (standard error, in batches; a warning or worse at once).
 public struct DeferredMetadataLogHandler: LogHandler {
-    private var inner: StreamLogHandler
-    private let output: LogOutput
+    /// What every copy of a logger shares, behind one reference.
+    ///
+    /// Why: a `Logger` holds its handler as an existential, and every request changes its
+    /// logger's metadata twice (Hummingbird's request id, then ours). A handler wider than
+    /// three words lives in a box of its own, copied whole on each change: an allocation and
+    /// a retain of every field, the shared ones contended between the event loops. This
+    /// handler is three words (this, the metadata, the level) and sits in the existential
+    /// itself. Measured on dense groups answers side by side: ~1.3 % less server CPU.
+    private final class Shared: Sendable {
+        let inner: StreamLogHandler
+        let output: LogOutput
+        let metadataProvider: Logger.MetadataProvider?
+
+        init(inner: StreamLogHandler, output: LogOutput, metadataProvider: Logger.MetadataProvider?) {
+            self.inner = inner
+            self.output = output
+            self.metadataProvider = metadataProvider
+        }
+    }
+
+    private var shared: Shared
     public var metadata: Logger.Metadata = [:]
+    /// Checked by `Logger` before it calls `log(event:)`, never by the inner handler.
+    public var logLevel: Logger.Level = .info
 
     /// - Parameters:
     ///   - label: the logger's label, printed on every line.
     ///   - output: where lines go.
     public init(label: String, output: LogOutput = .standardError) {
-        inner = StreamLogHandler(label: label, stream: LogOutputStream(output: output), metadataProvider: nil)
-        self.output = output
+        shared = Shared(inner: StreamLogHandler(label: label, stream: LogOutputStream(output: output), metadataProvider: nil),
+                        output: output, metadataProvider: nil)
     }
 
     /// Names the system's zone in `TZ` when it is unset, so that it is read once.
@@ -38,14 +59,12 @@ public struct DeferredMetadataLogHandler: LogHandler {
         #endif
     }
 
-    public var logLevel: Logger.Level {
-        get { inner.logLevel }
-        set { inner.logLevel = newValue }
-    }
-
     /// Applied here, not by the inner handler: its values rank between the logger's and
     /// the line's, as in `StreamLogHandler`.
-    public var metadataProvider: Logger.MetadataProvider?
+    public var metadataProvider: Logger.MetadataProvider? {
+        get { shared.metadataProvider }
+        set { shared = Shared(inner: shared.inner, output: shared.output, metadataProvider: newValue) }
+    }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
@@ -57,10 +76,10 @@ public struct DeferredMetadataLogHandler: LogHandler {
         // Lowest to highest, as `StreamLogHandler` ranks them: the logger's, the provider's,
         // the line's own.
         var merged = metadata
-        if let provided = metadataProvider?.get() { merged.merge(provided) { _, provided in provided } }
+        if let provided = shared.metadataProvider?.get() { merged.merge(provided) { _, provided in provided } }
         if let line = event.metadata { merged.merge(line) { _, line in line } }
         event.metadata = merged
-        inner.log(event: event)
-        if LogOutput.isUrgent(event.level) { output.flush() }
+        shared.inner.log(event: event)
+        if LogOutput.isUrgent(event.level) { shared.output.flush() }
     }
 }

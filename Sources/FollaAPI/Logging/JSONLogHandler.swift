@@ -11,20 +11,31 @@ import Logging
 /// `JSONWriter` rather than the answers' encoder: the four fixed keys lead every line (the
 /// encoder sorts keys), and a line costs no `Encodable` boxing of the metadata.
 public struct JSONLogHandler: LogHandler {
+    /// What every copy of a logger shares, behind one reference, so that the handler sits
+    /// in its logger's existential instead of a box copied whole on every metadata change
+    /// (`DeferredMetadataLogHandler.Shared` says why).
+    private final class Shared: Sendable {
+        let label: String
+        /// Takes a finished line (newline included) and whether it is urgent (a warning or worse).
+        let write: @Sendable ([UInt8], Bool) -> Void
+        let metadataProvider: Logger.MetadataProvider?
+
+        init(label: String, write: @escaping @Sendable ([UInt8], Bool) -> Void, metadataProvider: Logger.MetadataProvider?) {
+            self.label = label
+            self.write = write
+            self.metadataProvider = metadataProvider
+        }
+    }
+
+    private var shared: Shared
     public var metadata: Logger.Metadata = [:]
     public var logLevel: Logger.Level = .info
-    public var metadataProvider: Logger.MetadataProvider?
-    private let label: String
-    /// Takes a finished line (newline included) and whether it is urgent (a warning or worse).
-    private let write: @Sendable ([UInt8], Bool) -> Void
 
     /// - Parameters:
     ///   - label: the logger's label (`label` in every line).
     ///   - output: where lines go (standard error, in batches; a warning or worse at once).
     public init(label: String, metadataProvider: Logger.MetadataProvider? = nil, output: LogOutput = .standardError) {
-        self.label = label
-        self.metadataProvider = metadataProvider
-        self.write = { line, urgent in output.write(line, urgent: urgent) }
+        shared = Shared(label: label, write: { line, urgent in output.write(line, urgent: urgent) }, metadataProvider: metadataProvider)
     }
 
     /// - Parameters:
@@ -32,9 +43,12 @@ public struct JSONLogHandler: LogHandler {
     ///   - write: where each finished line (newline included) goes, at once.
     public init(label: String, metadataProvider: Logger.MetadataProvider? = nil,
                 write: @escaping @Sendable ([UInt8]) -> Void) {
-        self.label = label
-        self.metadataProvider = metadataProvider
-        self.write = { line, _ in write(line) }
+        shared = Shared(label: label, write: { line, _ in write(line) }, metadataProvider: metadataProvider)
+    }
+
+    public var metadataProvider: Logger.MetadataProvider? {
+        get { shared.metadataProvider }
+        set { shared = Shared(label: shared.label, write: shared.write, metadataProvider: newValue) }
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -44,9 +58,9 @@ public struct JSONLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         var merged = metadata
-        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
+        if let provided = shared.metadataProvider?.get() { merged.merge(provided) { _, new in new } }
         if let extra = event.metadata { merged.merge(extra) { _, new in new } }
-        write(Self.line(time: Date(), level: event.level, label: label, message: "\(event.message)", metadata: merged),
+        shared.write(Self.line(time: Date(), level: event.level, label: shared.label, message: "\(event.message)", metadata: merged),
               LogOutput.isUrgent(event.level))
     }
 
