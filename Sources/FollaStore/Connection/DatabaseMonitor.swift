@@ -47,9 +47,22 @@ public final class DatabaseMonitor: Sendable {
         /// False until the first probe has an answer (a request at start waits for it).
         var settled = false
         var reason = "the database has not been reached yet"
-        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        /// Released at the next outage: callers of `outage()`, and races of `whileAvailable`.
+        var waiters: [UInt64: Waiter] = [:]
         var nextWaiter: UInt64 = 0
         var probeNow = false
+    }
+
+    private enum Waiter {
+        case continuation(CheckedContinuation<Void, Never>)
+        case race(OutageRace)
+
+        func release() {
+            switch self {
+            case let .continuation(continuation): continuation.resume()
+            case let .race(race): race.finish(.outage)
+            }
+        }
     }
 
     private let state = Mutex(State())
@@ -95,26 +108,37 @@ public final class DatabaseMonitor: Sendable {
     ///     (as `ReadinessProbe` does).
     ///   - body: the work that needs the database.
     public func whileAvailable<T: Sendable>(deadline: Duration? = nil, _ body: @Sendable () async throws -> T) async throws -> T {
-        // A request in the first moments after start waits for the first probe (a few ms
-        // when the database answers; at most the probe deadline when it does not).
-        let start = ContinuousClock.now
-        while !state.withLock({ $0.settled }), ContinuousClock.now - start < settings.deadline + .milliseconds(500) {
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        guard isAvailable else { throw unavailable() }
+        let race = OutageRace()
+        let id = try await enlist(race)
+        defer { _ = state.withLock { $0.waiters.removeValue(forKey: id) } }
         do {
             return try await withoutActuallyEscaping(body) { body in
                 try await withThrowingTaskGroup(of: T?.self) { group in
-                    group.addTask { try await body() }
-                    group.addTask { await self.outage(); return nil }
+                    group.addTask {
+                        defer { race.finish(.finished) }
+                        return try await body()
+                    }
                     if let deadline {
-                        group.addTask { try await Task.sleep(for: deadline); return nil }
+                        group.addTask {
+                            try? await Task.sleep(for: deadline)
+                            race.finish(.late)
+                            return nil
+                        }
                     }
                     defer { group.cancelAll() }
-                    guard let first = try await group.next(), let value = first else { throw self.unavailable() }
-                    return value
+                    // Late, or an outage: the body is cancelled, and the group waits for it to end.
+                    guard await race.first() == .finished else { throw self.unavailable() }
+                    // The body's value or error (the deadline's child may end first: nil).
+                    while let ended = try await group.next() {
+                        if let value = ended { return value }
+                    }
+                    throw self.unavailable()
                 }
             }
+        } catch where Task.isCancelled && !(error is DatabaseUnavailable) {
+            // The caller was cancelled meanwhile, and the body with it: the answer is the
+            // outage's, whatever the body threw on its way out.
+            throw unavailable()
         } catch where PSQLError.isConnectionFailure(error) {
             // The pool saw the outage first: have the probe look now rather than in half a second.
             probeSoon()
@@ -218,7 +242,7 @@ public final class DatabaseMonitor: Sendable {
     }
 
     private func setAvailable(_ available: Bool, reason: String?) {
-        let released: [CheckedContinuation<Void, Never>] = state.withLock { s in
+        let released: [Waiter] = state.withLock { s in
             s.settled = true
             s.available = available
             if let reason { s.reason = reason }
@@ -226,12 +250,31 @@ public final class DatabaseMonitor: Sendable {
             defer { s.waiters.removeAll() }
             return Array(s.waiters.values)
         }
-        released.forEach { $0.resume() }
+        released.forEach { $0.release() }
     }
 
     /// Has the next probe run now rather than after its pause (a statement saw the connection fail).
     func probeSoon() {
         state.withLock { $0.probeNow = true }
+    }
+
+    /// Puts `race` on the list the next outage releases, once the database is known to be
+    /// available; returns its place. A request in the first moments after start waits for
+    /// the first probe (a few ms when the database answers; at most the probe deadline when
+    /// it does not).
+    private func enlist(_ race: OutageRace) async throws -> UInt64 {
+        let start = ContinuousClock.now
+        while true {
+            let (settled, id) = state.withLock { s -> (Bool, UInt64?) in
+                guard s.settled, s.available else { return (s.settled, nil) }
+                defer { s.nextWaiter += 1 }
+                s.waiters[s.nextWaiter] = .race(race)
+                return (true, s.nextWaiter)
+            }
+            if let id { return id }
+            guard !settled, ContinuousClock.now - start < settings.deadline + .milliseconds(500) else { throw unavailable() }
+            try await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     /// Returns when the database is next marked unavailable (or at once when the task is cancelled).
@@ -241,13 +284,13 @@ public final class DatabaseMonitor: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumeNow = state.withLock { s -> Bool in
                     guard s.available, !Task.isCancelled else { return true }
-                    s.waiters[id] = continuation
+                    s.waiters[id] = .continuation(continuation)
                     return false
                 }
                 if resumeNow { continuation.resume() }
             }
         } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.release()
         }
     }
 
