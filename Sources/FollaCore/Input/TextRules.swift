@@ -2,14 +2,19 @@
 /// contract's patterns state them (`openapi.yaml`: `Text`, a venue's `name`).
 public enum TextRules {
     /// Whether `scalar` is one no answer may carry: a control character (C0, DEL, C1; newline
-    /// and tab only where `newlines` allows them) or a Unicode noncharacter, which XML 1.0
-    /// cannot carry (the XML and Atom writers dropped them from a venue's name).
+    /// and tab only where `newlines` allows them), a Unicode noncharacter, which XML 1.0
+    /// cannot carry (the XML and Atom writers dropped them from a venue's name), or an
+    /// explicit bidirectional embedding, override or isolate (U+202A–U+202E, U+2066–U+2069):
+    /// a message of "\u{202E}abc" showed reversed on walls, and such controls reorder what
+    /// a reader sees against what was written ("Trojan Source"). The implicit marks (U+200E,
+    /// U+200F, U+061C), which right-to-left writing needs, stay allowed.
     public static func isForbidden(_ scalar: Unicode.Scalar, newlines: Bool) -> Bool {
         let v = scalar.value
         if v == 0x0A || v == 0x09 { return !newlines }
         let isControl = v < 0x20 || (0x7F...0x9F).contains(v)
         let isNonCharacter = (0xFDD0...0xFDEF).contains(v) || (v & 0xFFFE) == 0xFFFE
-        return isControl || isNonCharacter
+        let isBidiControl = (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v)
+        return isControl || isNonCharacter || isBidiControl
     }
 
     /// ECMAScript's `\s`, which the contract's patterns use: a text must hold one character
@@ -22,15 +27,31 @@ public enum TextRules {
         }
     }
 
+    /// Whether `scalar` shows nothing by itself: ECMAScript's `\s`, and the invisible
+    /// characters outside it (zero-width space, joiners and marks, word joiner and invisible
+    /// operators, the Mongolian vowel separator, the combining grapheme joiner, the Hangul
+    /// fillers, the Braille blank, the Khmer inherent vowels, variation selectors). A text of
+    /// them only was taken as a message and shown as a blank entry on walls (outside probe,
+    /// session 35: "\u{200B}\u{200B}", "\u{3164}", "\u{2800}"). Written out for the same
+    /// reason as `isSpace`; the contract's patterns list the same set.
+    public static func isBlank(_ scalar: Unicode.Scalar) -> Bool {
+        if isSpace(scalar) { return true }
+        switch scalar.value {
+        case 0x034F, 0x061C, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180E, 0x200B...0x200F, 0x2060...0x2064, 0x2800, 0x3164,
+             0xFE00...0xFE0F, 0xFFA0: return true
+        default: return false
+        }
+    }
+
     /// The first rule `text` breaks, as a sentence about the field; nil when it keeps them.
     /// - Parameters:
     ///   - text: trimmed.
     ///   - newlines: whether newline and tab are allowed.
     public static func problem(with text: String, newlines: Bool) -> String? {
         if let bad = text.unicodeScalars.first(where: { isForbidden($0, newlines: newlines) }) {
-            return "must not contain control characters or noncharacters (found U+\(String(bad.value, radix: 16, uppercase: true)))"
+            return "must not contain control characters, bidirectional controls or noncharacters (found U+\(String(bad.value, radix: 16, uppercase: true)))"
         }
-        if !text.unicodeScalars.contains(where: { !isSpace($0) }) { return "must not be empty or blank" }
+        if !text.unicodeScalars.contains(where: { !isBlank($0) }) { return "must not be empty or blank" }
         return nil
     }
 }
