@@ -19,7 +19,7 @@ struct AppFixture: Sendable {
         _ setup: TestingSetup = .router, k: Int = 1, messageRate: Int = 1000,
         messagePolicy: MessagePolicy = MessagePolicy(reportThreshold: 3, blockedWords: ["spam", "truffa"]),
         wallCacheSeconds: Int = 0, budgets: ClientBudgets = .init(), maxConnections: Int = 20, cors: CORSPolicy = .init(), metrics: Bool = false,
-        answerFloor: Duration? = nil,
+        answerFloor: Duration? = nil, streamsPerNetwork: Int = 32, streamDuration: Duration = .milliseconds(1500),
         _ body: @Sendable @escaping (AppFixture) async throws -> Void
     ) async throws {
         try await TestCluster.withDatabase(maxConnections: maxConnections) { db, location in
@@ -44,7 +44,8 @@ struct AppFixture: Sendable {
             settings.budgets = budgets
             settings.adminToken = adminToken
             settings.wallCacheSeconds = wallCacheSeconds
-            settings.wallStreamDuration = .milliseconds(1500)
+            settings.wallStreamDuration = streamDuration
+            settings.maxStreamsPerNetwork = streamsPerNetwork
             settings.wallStreamInterval = .milliseconds(100)
             settings.cors = cors
             settings.readinessDeadline = patient.deadline

@@ -32,6 +32,8 @@ public struct AppDependencies: Sendable {
     /// How long one SSE stream lasts before the screen reconnects (Last-Event-ID resumes it).
     public var wallStreamDuration: Duration
     public var wallStreamInterval: Duration
+    /// Wall event streams open at once, in all and per client network.
+    var streams: StreamSlots
     /// Rung when messages changed on any instance (`MessageFeed`): streams look at once.
     public var wallChanges: WallChanges
     /// Whether the database can serve: routes that need it answer 503 at once while it cannot.

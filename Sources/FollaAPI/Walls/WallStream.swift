@@ -30,13 +30,34 @@ struct WallStream {
 
     static let mediaType = "text/event-stream; charset=utf-8"
 
-    func response(slug: String, request: Request) async throws -> Response {
+    /// - Parameters:
+    ///   - slug: the venue's.
+    ///   - network: the client's network, whose share of open streams the stream takes
+    ///     (`StreamSlots`).
+    func response(slug: String, request: Request, network: String) async throws -> Response {
         try ResponseFormat.requireAccepted(request, Self.mediaType)
         guard try await deps.walls.data(for: .venue(slug)) != nil else { throw Problem.notFound("no venue \(slug)") }
+        let slot: StreamSlots.Slot
+        do {
+            slot = try deps.streams.take(for: network)
+        } catch .networkFull {
+            var p = Problem(.tooManyRequests, type: "too-many-streams", title: "Too many open event streams",
+                            detail: "at most \(deps.streams.perNetwork) event streams may be open at once from one network; close one, or retry in 5 s")
+            p.headers[.retryAfter] = "5"
+            throw p
+        } catch .serverFull {
+            var p = Problem(.serviceUnavailable, type: "too-many-streams", title: "Too many open event streams",
+                            detail: "the server holds as many event streams as it may (\(deps.streams.total)); retry in 5 s")
+            p.headers[.retryAfter] = "5"
+            throw p
+        }
         let resume = request.headers.first { $0.name.canonicalName == "last-event-id" }
             .flatMap { Int64($0.value.trimmingCharacters(in: .whitespaces)) }
         let headers: HTTPFields = [.contentType: Self.mediaType, .cacheControl: "no-store"]
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            // The slot is held while the body lives: given back when the stream ends, or
+            // when the body is dropped unwritten (HEAD).
+            defer { withExtendedLifetime(slot) {} }
             try await run(slug: slug, resume: resume, writer: &writer)
         })
     }
