@@ -72,7 +72,7 @@ struct Serve: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Longest life of one wall event stream, in seconds: screens reconnect with Last-Event-ID and miss nothing (default 300). Env: FOLLA_WALL_STREAM_SECONDS")
     var wallStreamSeconds: Int?
 
-    @Option(parsing: .unconditional, help: "Wall event streams one client network (a /24, or an IPv6 /48) may hold open at once; past it a stream is refused with 429 (default 32). Env: FOLLA_MAX_STREAMS_PER_NETWORK")
+    @Option(parsing: .unconditional, help: "Wall event streams one client network (a /24, or an IPv6 /48) may hold open at once; past it a stream is refused with 429 (default 32; 0 = no share, as behind a proxy, where every client is the proxy's address). Env: FOLLA_MAX_STREAMS_PER_NETWORK")
     var maxStreamsPerNetwork: Int?
 
     @Option(parsing: .unconditional, help: "Wall event streams the server holds open at once; past it a stream is refused with 503 (default: half of --max-connections). Env: FOLLA_MAX_STREAMS")
@@ -174,7 +174,7 @@ struct Serve: AsyncParsableCommand {
         // Room for the database pool, the log, PostgreSQL's pipes and the listening socket.
         let affordable = max(16, min(10_000, descriptors - connections - 64))
         limits.maxConnections = try Setting("max-connections").integer(maxConnections, default: affordable, in: 1...1_000_000)
-        let streamsPerNetwork = try Setting("max-streams-per-network").integer(maxStreamsPerNetwork, default: 32, in: 1...1_000_000)
+        let streamsPerNetwork = try Setting("max-streams-per-network").integer(maxStreamsPerNetwork, default: AppSettings().maxStreamsPerNetwork, in: 0...1_000_000)
         let streams = try Setting("max-streams").integer(maxStreams, default: max(1, limits.maxConnections / 2), in: 1...1_000_000)
         try database.validateLogLevel()
         let cors = try Setting("cors-origins").parsed(corsOrigins, default: "*") { try CORSPolicy(parsing: $0) }

@@ -42,7 +42,7 @@ import Testing
     @Test(arguments: ["", "   \n\t ", "esc\u{1B}[2J", "nul\u{0}", "del\u{7F}", "c1\u{85}x", "nonchar\u{FFFE}",
                       "\u{FEFF}", " \u{FEFF}\u{3000} ", "astral\u{1FFFF}",
                       // Invisible only (outside probe, session 35: taken and shown as blank entries).
-                      "\u{200B}\u{200B}", "\u{3164}", "\u{2800}", "\u{200D}\u{FE0F}", " \u{2060}\u{115F} ",
+                      "\u{200B}\u{200B}", "\u{3164}", "\u{2800}", "\u{200D}\u{FE0F}", " \u{2060}\u{115F} ", "\u{AD}", "\u{180B}\u{180F}",
                       // Bidirectional overrides, embeddings and isolates (shown reordered on walls).
                       "\u{202E}abc", "ab\u{202A}c", "x\u{2066}y\u{2069}"])
     func rejects(_ text: String) {

@@ -117,7 +117,7 @@ start_instance() {
     port_in_use "$port" && die "port $port (folla instance $n) is in use"
     args=(serve --host 127.0.0.1 --port "$port" --data-dir "$RIG_DIR/folla-$n"
           --database-url "$PRIMARY_URL"
-          --admin-token "$RIG_ADMIN_TOKEN" --new-devices-per-network 0
+          --admin-token "$RIG_ADMIN_TOKEN" --new-devices-per-network 0 --max-streams-per-network 0
           --log-level warning --db-connections "$RIG_DB_CONNECTIONS")
     [[ "$RIG_READ_REPLICA" == 1 ]] && args+=(--read-database-url "$REPLICA_URL")
     # FOLLA_ARGS is split on whitespace (no quoting inside it).

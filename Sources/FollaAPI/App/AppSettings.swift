@@ -26,7 +26,8 @@ public struct AppSettings: Sendable {
     /// How long one wall SSE stream lasts before the screen reconnects, and its tick.
     public var wallStreamDuration: Duration = .seconds(300)
     public var wallStreamInterval: Duration = .seconds(1)
-    /// Wall event streams open at once from one client network, and in all (`StreamSlots`).
+    /// Wall event streams open at once from one client network (0: no share), and in all
+    /// (`StreamSlots`; `serve` sets the total to half of its connections).
     public var maxStreamsPerNetwork = 32
     public var maxStreams = 500
     /// How stale a groups answer may be (queries of one tile share one read).

@@ -97,6 +97,22 @@ public struct Problem: Error, Sendable {
         return p
     }
 
+    /// A wall event stream not opened: the network's share of open streams is taken (429),
+    /// or the server's (503); retry in a few seconds (`StreamSlots`).
+    static func streamsRefused(_ refusal: StreamSlots.Refusal, slots: StreamSlots) -> Problem {
+        let retry = 5
+        var p = switch refusal {
+        case .networkFull:
+            Problem(.tooManyRequests, type: "too-many-streams", title: "Too many open event streams",
+                    detail: "at most \(slots.perNetwork) event streams may be open at once from one network; close one, or retry in \(retry) s")
+        case .serverFull:
+            Problem(.serviceUnavailable, type: "too-many-streams", title: "Too many open event streams",
+                    detail: "the server holds as many event streams as it may (\(slots.total)); retry in \(retry) s")
+        }
+        p.headers[.retryAfter] = String(retry)
+        return p
+    }
+
     /// A request head too large (431).
     public static func headersTooLarge(_ detail: String) -> Problem {
         Problem(.requestHeaderFieldsTooLarge, type: "headers-too-large", title: "Request header fields too large", detail: detail)

@@ -9,14 +9,15 @@ import Synchronization
 /// a 429, and past the total (half the connections by default) a 503, both at once.
 final class StreamSlots: Sendable {
     /// Streams open at once from one client network (`FollaRequestContext.clientNetwork`: a
-    /// /24 or a /48, so that one subscriber's many addresses count as one).
+    /// /24 or a /48, so that one subscriber's many addresses count as one); 0: no share
+    /// (behind a proxy every client is the proxy's network).
     let perNetwork: Int
     /// Streams open at once in all.
     let total: Int
     private let open = Mutex<(byNetwork: [String: Int], all: Int)>(([:], 0))
 
     /// - Parameters:
-    ///   - perNetwork: streams one client network may hold at once.
+    ///   - perNetwork: streams one client network may hold at once; 0 for no share.
     ///   - total: streams the server holds at once.
     init(perNetwork: Int, total: Int) {
         self.perNetwork = perNetwork
@@ -34,7 +35,7 @@ final class StreamSlots: Sendable {
     func take(for network: String) throws(Refusal) -> Slot {
         let refusal = open.withLock { o -> Refusal? in
             guard o.all < total else { return .serverFull }
-            guard o.byNetwork[network, default: 0] < perNetwork else { return .networkFull }
+            guard perNetwork == 0 || o.byNetwork[network, default: 0] < perNetwork else { return .networkFull }
             o.all += 1
             o.byNetwork[network, default: 0] += 1
             return nil

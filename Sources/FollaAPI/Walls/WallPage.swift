@@ -190,7 +190,10 @@ struct WallPage {
           // reconnect that does not come back within a few seconds is shown as offline.
           failures += 1;
           if (!offlineTimer) { offlineTimer = setTimeout(function () { setOnline(false); }, 4000); }
-          if (failures > 20 && !polling) { es.close(); poll(); }
+          // A refused stream (a 429 or 503: the network's or the server's streams are all
+          // taken) is closed for good by EventSource, which retries no answer but a 200:
+          // the screen polls the wall instead, as after many failures.
+          if ((failures > 20 || es.readyState === 2) && !polling) { es.close(); poll(); }
         };
       }
       stream();

@@ -40,16 +40,8 @@ struct WallStream {
         let slot: StreamSlots.Slot
         do {
             slot = try deps.streams.take(for: network)
-        } catch .networkFull {
-            var p = Problem(.tooManyRequests, type: "too-many-streams", title: "Too many open event streams",
-                            detail: "at most \(deps.streams.perNetwork) event streams may be open at once from one network; close one, or retry in 5 s")
-            p.headers[.retryAfter] = "5"
-            throw p
-        } catch .serverFull {
-            var p = Problem(.serviceUnavailable, type: "too-many-streams", title: "Too many open event streams",
-                            detail: "the server holds as many event streams as it may (\(deps.streams.total)); retry in 5 s")
-            p.headers[.retryAfter] = "5"
-            throw p
+        } catch {
+            throw Problem.streamsRefused(error, slots: deps.streams)
         }
         let resume = request.headers.first { $0.name.canonicalName == "last-event-id" }
             .flatMap { Int64($0.value.trimmingCharacters(in: .whitespaces)) }

@@ -4,7 +4,8 @@
 /// and the database count them; grapheme clusters, what a person counts, let 280 flags
 /// through at 560 code points against the contract's 280), none a control character but
 /// newline and tab, nor a noncharacter (they corrupt screens and logs, and XML 1.0 cannot
-/// carry most of them), and one outside ECMAScript's `\s` (`TextRules`).
+/// carry most of them), nor a bidirectional embedding, override or isolate, and one that
+/// shows (outside ECMAScript's `\s` and the invisible characters: `TextRules`).
 public struct MessageText: Hashable, Sendable {
     public static let maxLength = 280
     public let text: String

@@ -107,6 +107,8 @@ public final class DatabaseMonitor: Sendable {
     ///     cancellation, so a caller that must answer in time awaits this in a task of its own
     ///     (as `ReadinessProbe` does).
     ///   - body: the work that needs the database.
+    /// - Throws: `body`'s error; ``DatabaseUnavailable`` for an outage, the deadline, a
+    ///   connection that failed or a refusal, and when the caller is cancelled.
     public func whileAvailable<T: Sendable>(deadline: Duration? = nil, _ body: @Sendable () async throws -> T) async throws -> T {
         let race = OutageRace()
         let id = try await enlist(race)
@@ -135,10 +137,6 @@ public final class DatabaseMonitor: Sendable {
                     throw self.unavailable()
                 }
             }
-        } catch where Task.isCancelled && !(error is DatabaseUnavailable) {
-            // The caller was cancelled meanwhile, and the body with it: the answer is the
-            // outage's, whatever the body threw on its way out.
-            throw unavailable()
         } catch where PSQLError.isConnectionFailure(error) {
             // The pool saw the outage first: have the probe look now rather than in half a second.
             probeSoon()
@@ -148,6 +146,11 @@ public final class DatabaseMonitor: Sendable {
             // A write refused by a read-only database: the probe will say so from now on.
             if reason == PSQLError.readOnlyReason { probeSoon() }
             throw DatabaseUnavailable(reason: reason, retryAfterSeconds: retryAfterSeconds)
+        } catch where Task.isCancelled && !(error is DatabaseUnavailable) {
+            // The caller was cancelled, and the body with it: whatever the body threw on its
+            // way out, the caller gets ``DatabaseUnavailable``, as it did when a second child
+            // waiting for the outage was cancelled too and ended first.
+            throw unavailable()
         }
     }
 

@@ -3,7 +3,7 @@ import Synchronization
 /// Which of a request's possible ends comes first, for ``DatabaseMonitor/whileAvailable(deadline:_:)``:
 /// its body done, its deadline passed, or the database marked unavailable.
 ///
-/// Why not a child task per rival: every stored request's body ran in a task group beside a
+/// Why not a child task for the outage: every stored request's body ran in a task group beside a
 /// second child that waited for the next outage. That child was made, parked on the
 /// monitor's list, cancelled and drained for every request: ~3 % of a dense groups answer's
 /// server CPU, measured side by side. Now the caller waits on one continuation that the
