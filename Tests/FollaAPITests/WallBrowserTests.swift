@@ -42,4 +42,21 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("wall-live.png").path))
         #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("wall-offline.png").path))
     }
+
+    /// A stream refused for the network's share (429, which EventSource never retries): the
+    /// page polls the wall instead of sitting offline (before, it showed nothing).
+    @Test(.timeLimit(.minutes(4))) func aRefusedStreamFallsBackToPolling() async throws {
+        let child = try PageCheck(name: "wall-refused")
+        try await AppFixture.run(.live, streamsPerNetwork: 1, streamDuration: .seconds(120)) { f in
+            try await f.makeVenue()
+            try await f.crowd(at(0, 25), people: 3, startingAt: 0)
+            let port = try #require(f.client.port)
+            try await child.run(script: "wall_refused_check.py", arguments: ["http://127.0.0.1:\(port)", "piazza", child.out.path])
+        }
+        let checks = try await child.results()
+        #expect(checks.count == 3, "\(checks)")
+        for c in checks {
+            #expect(c["ok"] as? Bool == true, "\(c["check"] ?? "?"): \(c["detail"] ?? "")")
+        }
+    }
 }
