@@ -73,12 +73,7 @@ public struct DeferredMetadataLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         var event = event
-        // Lowest to highest, as `StreamLogHandler` ranks them: the logger's, the provider's,
-        // the line's own.
-        var merged = metadata
-        if let provided = shared.metadataProvider?.get() { merged.merge(provided) { _, provided in provided } }
-        if let line = event.metadata { merged.merge(line) { _, line in line } }
-        event.metadata = merged
+        event.metadata = .layered(metadata, provider: shared.metadataProvider, line: event.metadata)
         shared.inner.log(event: event)
         if LogOutput.isUrgent(event.level) { shared.output.flush() }
     }

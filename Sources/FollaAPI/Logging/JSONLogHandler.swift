@@ -57,11 +57,9 @@ public struct JSONLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var merged = metadata
-        if let provided = shared.metadataProvider?.get() { merged.merge(provided) { _, new in new } }
-        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
+        let merged = Logger.Metadata.layered(metadata, provider: shared.metadataProvider, line: event.metadata)
         shared.write(Self.line(time: Date(), level: event.level, label: shared.label, message: "\(event.message)", metadata: merged),
-              LogOutput.isUrgent(event.level))
+                     LogOutput.isUrgent(event.level))
     }
 
     static let fixedKeys: Set<String> = ["time", "level", "label", "message"]

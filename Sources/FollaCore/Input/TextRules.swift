@@ -17,31 +17,28 @@ public enum TextRules {
         return isControl || isNonCharacter || isBidiControl
     }
 
-    /// ECMAScript's `\s`, which the contract's patterns use (a text must hold one character
-    /// outside it and outside `isBlank`'s others). Wider than Swift's whitespace by U+FEFF (a text of one byte order mark was
-    /// taken, against the contract). Written out because no library names ECMAScript's set.
-    public static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x09...0x0D, 0x20, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF: true
-        default: false
-        }
-    }
-
-    /// Whether `scalar` shows nothing by itself: ECMAScript's `\s`, and the invisible
-    /// characters of the Basic Multilingual Plane outside it (soft hyphen, zero-width space,
-    /// joiners and marks, word joiner and invisible operators, the Mongolian vowel separator
-    /// and selectors, the combining grapheme joiner, the Hangul fillers, the Braille blank,
-    /// the Khmer inherent vowels, variation selectors; not the astral tags and selectors,
-    /// which the contract's patterns cannot name without Unicode mode). A text of
-    /// them only was taken as a message and shown as a blank entry on walls (outside probe,
-    /// session 35: "\u{200B}\u{200B}", "\u{3164}", "\u{2800}"). Written out for the same
-    /// reason as `isSpace`; the contract's patterns list the same set.
+    /// Whether `scalar` shows nothing by itself, so that a text must hold one character
+    /// outside this set, as the contract's patterns say:
+    /// - ECMAScript's `\s`, which the patterns use: wider than Swift's whitespace by U+FEFF
+    ///   (a text of one byte order mark was taken, against the contract);
+    /// - the invisible characters of the Basic Multilingual Plane outside it, which the
+    ///   patterns list beside `\s`: soft hyphen, zero-width space, joiners and marks, word
+    ///   joiner and invisible operators, the Mongolian vowel separator and selectors, the
+    ///   combining grapheme joiner, the Hangul fillers, the Braille blank, the Khmer inherent
+    ///   vowels, variation selectors. A text of them only was taken as a message and shown as
+    ///   a blank entry on walls (outside probe, session 35: "\u{200B}\u{200B}", "\u{3164}",
+    ///   "\u{2800}"). Not the astral tags and selectors, which the patterns cannot name
+    ///   without Unicode mode.
+    ///
+    /// Written out because no library names these sets.
     public static func isBlank(_ scalar: Unicode.Scalar) -> Bool {
-        if isSpace(scalar) { return true }
         switch scalar.value {
+        // ECMAScript's \s
+        case 0x09...0x0D, 0x20, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF: true
+        // invisible
         case 0x00AD, 0x034F, 0x061C, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B...0x180F, 0x200B...0x200F, 0x2060...0x2064,
-             0x2800, 0x3164, 0xFE00...0xFE0F, 0xFFA0: return true
-        default: return false
+             0x2800, 0x3164, 0xFE00...0xFE0F, 0xFFA0: true
+        default: false
         }
     }
 
