@@ -215,11 +215,20 @@ struct Serve: AsyncParsableCommand {
         let (reads, replicaServices) = try database.readDatabase(primary: pool, connections: connections,
                                                                     maxLag: .milliseconds(Int(replicaMaxLag * 1000)), logger: logger)
         let privacy = PrivacyPolicy(k: k, establishment: establishment, noiseKey: keyer.noiseKey)
+        let checkIns = LateBound<CheckInService>()
         let monitor = DatabaseMonitor(client: dbConfig, logger: logger, recovered: pool.renew) { connection in
             // Migrations wait for their locks, however long (the monitor's own connection).
             _ = try await connection.query("SET lock_timeout = 0", logger: logger).collect()
             try await migrator.migrate(on: connection, logger: logger)
             try await HeldMessages.hold(for: privacy, on: connection, logger: logger)
+            // Before the database is first reported available, so before `/readyz` says ready:
+            // the first second's check-ins then meet no connection planning its first batch.
+            // A failure only costs that second's latency, so it does not hold readiness.
+            do {
+                try await checkIns.value?.warmUp(connections: connections, within: .seconds(10))
+            } catch {
+                logger.warning("the connections' check-in warm-up failed", metadata: ["error": "\(error)"])
+            }
         }
         var settings = AppSettings()
         settings.privacy = privacy
@@ -243,6 +252,7 @@ struct Serve: AsyncParsableCommand {
         let clock = SystemClock()
         let deps = AppDependencies.compose(pool: pool, reads: reads, keyer: keyer, database: monitor, migrator: migrator, clock: clock,
                                            settings: settings, metrics: metrics, logger: logger)
+        checkIns.value = deps.checkIns
         services.append(pool)
         services.append(monitor)
         services += replicaServices

@@ -47,10 +47,36 @@ public struct CheckInService: Sendable {
             }
             let result = try await presence.checkIn(
                 request, at: now, network: network.map(presence.keyer.networkKey), establishment: privacy.establishment,
-                budgets: budgets, grids: privacy.joinGrids(joinRadius: presence.policy.joinRadius))
+                budgets: budgets, grids: grids)
             metrics.record(result.outcome)
             return privacy.answer(for: result)
         }
+    }
+
+    /// Which places a ping may join and where a new one is anchored, under this policy.
+    private var grids: JoinGrids { privacy.joinGrids(joinRadius: presence.policy.joinRadius) }
+
+    /// Readies every connection of the pool for check-ins before the server reports ready:
+    /// one batch on each, with this service's rules, rolled back (see
+    /// `PresenceStore.warmUp`). The batch takes the check-in function's main paths: a new
+    /// device founds a place, a second joins it, the first pings again and stays.
+    /// - Parameters:
+    ///   - connections: the pool's size.
+    ///   - within: the time limit.
+    /// - Returns: what became of the three pings.
+    @discardableResult
+    public func warmUp(connections: Int, within: Duration) async throws -> [Result<CheckInResult, CheckInRefusal>] {
+        let founder = try DeviceID(UUID().uuidString), joiner = try DeviceID(UUID().uuidString)
+        // Null Island: a spot no phone is expected at, so no area lock a real ping needs.
+        let spot = Coordinate(latitude: 0, longitude: 0)
+        let requests = [
+            CheckInRequest(device: founder, position: spot, demographics: Demographics(age: 30, sex: .female)),
+            CheckInRequest(device: joiner, position: spot, demographics: Demographics(age: 40, sex: .male)),
+            CheckInRequest(device: founder, position: spot),
+        ]
+        return try await presence.warmUp(requests, at: clock.now(), network: presence.keyer.networkKey("warm-up"),
+                                         establishment: privacy.establishment, budgets: budgets, grids: grids,
+                                         connections: connections, within: within)
     }
 
     /// Checks a device out at once and erases its row (its place forgets its anchor if it empties).

@@ -44,18 +44,28 @@ extension PresenceStore {
     public func checkIn(_ request: CheckInRequest, at now: Date, network: [UInt8]? = nil,
                         establishment: Establishment = .immediate, budgets: ClientBudgets = .unlimited,
                         grids: JoinGrids = .none) async throws -> CheckInResult {
-        let ping = PendingCheckIn(key: keyer.key(for: request.device), request: request, now: now, network: network,
-                                  establishment: establishment, budgets: budgets, grids: grids)
+        let ping = pending(request, at: now, network: network, establishment: establishment, budgets: budgets, grids: grids)
         return try await writes.submit(ping, lane: ping.lane).get()
+    }
+
+    /// A ping as `folla_check_in_batch` takes it: the device's key instead of its id.
+    func pending(_ request: CheckInRequest, at now: Date, network: [UInt8]?, establishment: Establishment,
+                 budgets: ClientBudgets, grids: JoinGrids) -> PendingCheckIn {
+        PendingCheckIn(key: keyer.key(for: request.device), request: request, now: now, network: network,
+                       establishment: establishment, budgets: budgets, grids: grids)
     }
 
     /// One batch: `CheckInBatchStatement` in one transaction, one row per ping.
     static func write(_ pings: [PendingCheckIn], client: PostgresClient, policy: CheckInPolicy,
                       logger: Logger) async throws -> [Result<CheckInResult, CheckInRefusal>] {
-        var results = [Result<CheckInResult, CheckInRefusal>?](repeating: nil, count: pings.count)
-        for row in try await client.committed(CheckInBatchStatement(pings: pings, policy: policy), logger: logger) {
-            results[row.index] = row.result
-        }
+        try results(of: try await client.committed(CheckInBatchStatement(pings: pings, policy: policy), logger: logger),
+                    count: pings.count)
+    }
+
+    /// A batch's rows in the pings' order; throws if one was left out.
+    static func results(of rows: [CheckInBatchStatement.Row], count: Int) throws -> [Result<CheckInResult, CheckInRefusal>] {
+        var results = [Result<CheckInResult, CheckInRefusal>?](repeating: nil, count: count)
+        for row in rows { results[row.index] = row.result }
         return try results.map { result in
             guard let result else { throw StoreError.unexpected("folla_check_in_batch left a ping out") }
             return result
