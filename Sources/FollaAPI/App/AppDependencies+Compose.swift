@@ -36,9 +36,10 @@ extension AppDependencies {
         return AppDependencies(
             presence: presence, places: places, privacy: privacy, messages: messages, messagePolicy: settings.messagePolicy,
             checkIns: checkIns,
-            groups: GroupService(places: places, messages: messages, privacy: privacy, clock: clock, cachePeriod: settings.groupsCache),
+            groups: GroupService(places: places, messages: messages, privacy: privacy, clock: clock, cachePeriod: settings.groupsCache,
+                                 database: database),
             map: MapService(places: places, encoder: TileEncoder(reads: reads, logger: logger), privacy: privacy,
-                            period: settings.groupsCache),
+                            period: settings.groupsCache, database: database),
             mapMaxAge: max(1, Int((settings.groupsCache / .seconds(1)).rounded(.up))),
             walls: WallService(reads: wallReads, privacy: privacy, clock: clock, cachePeriod: .seconds(wallCache)),
             adminToken: settings.adminToken, venues: VenueStore(pool: pool, logger: logger), wallReads: wallReads,

@@ -9,6 +9,10 @@ import Hummingbird
 struct RouteGroups {
     /// Takes query fields, answers when done.
     let open: RouterGroup<FollaRequestContext>
+    /// Takes query fields, answers when done; no gate and no idempotency in front, for
+    /// reads answered mostly from memory whose service races the database itself when it
+    /// needs it (`GroupService.groups(for:)`, `MapService.clusters(in:)`).
+    let fromMemory: RouterGroup<FollaRequestContext>
     /// Refuses any query field.
     let queryFree: RouterGroup<FollaRequestContext>
     /// Takes query fields, held to the timing floor.
@@ -28,6 +32,7 @@ struct RouteGroups {
         // the gate and the idempotency store.
         let none = AnswerFloor(.zero)
         open = stored(base.group(), none).group(path)
+        fromMemory = base.group().group(path)
         queryFree = stored(base.queryFree(), none).group(path)
         held = stored(base.held(by: floor), floor).group(path)
         heldQueryFree = stored(base.held(by: floor).queryFree(), floor).group(path)

@@ -11,15 +11,22 @@ public struct GroupService: Sendable {
     public let privacy: PrivacyPolicy
     /// The time of each answer (what it shows of a cell's activity follows it).
     public let clock: any WallClock
+    /// Races the answers that need the database against its outages; nil: none (tests).
+    public let database: DatabaseMonitor?
     private let nearby: NearbyPlaces
 
     /// - Parameters:
     ///   - clock: the time of each answer.
     ///   - cachePeriod: how stale the places and messages behind a groups answer may be (the
     ///     read model's staleness bound); zero reads the database for every query.
+    ///   - database: the monitor that releases a groups answer waiting on the database when
+    ///     it goes down (``DatabaseMonitor/answer(fromMemory:orWhileAvailable:)``); the
+    ///     groups route is not behind the route-level gate, since most answers come from
+    ///     memory. Nil: no race (tests that hold the database themselves).
     public init(places: PlaceReads, messages: MessageStore, privacy: PrivacyPolicy, clock: any WallClock = SystemClock(),
-                cachePeriod: Duration = .zero) {
+                cachePeriod: Duration = .zero, database: DatabaseMonitor? = nil) {
         self.places = places
+        self.database = database
         self.messages = messages
         self.privacy = privacy
         self.clock = clock
@@ -32,10 +39,42 @@ public struct GroupService: Sendable {
         await nearby.keepFresh()
     }
 
-    /// The groups around the query's centre, with their latest messages when asked.
+    /// The groups around the query's centre, with their latest messages when asked: from
+    /// the read model when it is fresh (no database touched), otherwise through the database
+    /// (a refresh, or a read), raced against its outages.
     public func groups(for query: GroupQuery) async throws -> [Group] {
+        // The read model hands on each place's messages when a clustered answer inlines them,
+        // and ready groups carry their own: an answer from memory reads no message either.
+        let messagesByPlace = query.clusterEpsilon != nil && query.messages > 0
+        let throughDatabase: @Sendable () async throws -> [Group] = { [self] in
+            try await groups(for: query, from: try await nearby.read(for: query, messagesByPlace: messagesByPlace))
+        }
+        guard let database else { return try await throughDatabase() }
+        return try await database.answer(fromMemory: {
+            try nearby.readFromMemory(for: query, messagesByPlace: messagesByPlace).flatMap { try groupsFromMemory(for: query, from: $0) }
+        }, orWhileAvailable: throughDatabase)
+    }
+
+    /// The groups of a snapshot of the read model; nil if they would still need messages
+    /// from the database (not by the model's contract: see `groups(for:)`).
+    private func groupsFromMemory(for query: GroupQuery, from nearby: NearbyPlaces.Snapshot) throws -> [Group]? {
+        let (groups, complete) = try assembled(query, from: nearby)
+        return complete ? groups : nil
+    }
+
+    private func groups(for query: GroupQuery, from nearby: NearbyPlaces.Snapshot) async throws -> [Group] {
+        let (groups, complete) = try assembled(query, from: nearby)
+        if complete { return groups }
+        // One query for every group: the newest N of each place.
+        let perPlace = try await places.latestMessages(
+            perPlace: query.messages, of: groups.filter { $0.messageCount > 0 }.flatMap(\.sources))
+        return inlining(query.messages, of: perPlace, into: groups)
+    }
+
+    /// The groups of what a read found, with their messages when the read had them;
+    /// `complete` is false when the query inlines messages that must still be read.
+    private func assembled(_ query: GroupQuery, from nearby: NearbyPlaces.Snapshot) throws -> (groups: [Group], complete: Bool) {
         let clustered = query.clusterEpsilon != nil
-        let nearby = try await nearby.read(for: query, messagesByPlace: clustered && query.messages > 0)
         let assembler = GroupAssembler(query: query, privacy: privacy)
         var groups: [Group]
         switch nearby.found {
@@ -45,24 +84,21 @@ public struct GroupService: Sendable {
             for i in groups.indices where groups[i].messages.count > query.messages {
                 groups[i].messages.removeSubrange(query.messages...)
             }
-            return groups
+            return (groups, true)
         case let .ready(ready):
             groups = try assembler.assemble(ready.map(\.entry))
         case let .entries(entries):
             groups = try assembler.assemble(entries)
         }
-        guard query.messages > 0 else { return groups }
-        // From the read model when it handed them on; otherwise one query for every group:
-        // the newest N of each place.
-        let perPlace: [Int64: [Message]]
-        if let cached = nearby.messages {
-            perPlace = cached
-        } else {
-            perPlace = try await places.latestMessages(
-                perPlace: query.messages, of: groups.filter { $0.messageCount > 0 }.flatMap(\.sources))
-        }
-        for i in groups.indices { groups[i] = groups[i].inlining(query.messages, of: { perPlace[$0] }, privacy: privacy) }
-        return groups
+        guard query.messages > 0 else { return (groups, true) }
+        // From the read model when it handed them on.
+        guard let perPlace = nearby.messages else { return (groups, false) }
+        return (inlining(query.messages, of: perPlace, into: groups), true)
+    }
+
+    /// Each group with its places' newest `count` messages.
+    private func inlining(_ count: Int, of perPlace: [Int64: [Message]], into groups: [Group]) -> [Group] {
+        groups.map { $0.inlining(count, of: { perPlace[$0] }, privacy: privacy) }
     }
 
     /// One published place with its last 10 messages, or nil (unknown, empty, or smaller

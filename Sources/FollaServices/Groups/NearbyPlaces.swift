@@ -47,6 +47,13 @@ struct NearbyPlaces: Sendable {
         await model?.keepFresh()
     }
 
+    /// ``read(for:messagesByPlace:)``'s answer from the read model when it is fresh, without
+    /// touching the database; nil when the answer needs it (no model, a model too old, a box
+    /// near a pole or across the antimeridian).
+    func readFromMemory(for query: GroupQuery, messagesByPlace: Bool) -> Snapshot? {
+        model?.readIfFresh(for: query, messagesByPlace: messagesByPlace)
+    }
+
     /// The entries a query may answer: every entry within its radius (and possibly more), or
     /// from the read model, ordered by distance, enough of the nearest.
     /// - Parameters:

@@ -79,6 +79,23 @@ final class PlacesReadModel: Sendable {
         return state.withLock { $0.places.around(query, messagesByPlace: messagesByPlace) }
     }
 
+    /// ``read(for:messagesByPlace:)``'s answer when the model is fresh, without waiting;
+    /// nil when it is older than `period` (or was never read), or when the answer needs the
+    /// database anyway (near a pole, across the antimeridian). Past half of the period, a
+    /// refresh starts in the background, as for every reader.
+    func readIfFresh(for query: GroupQuery, messagesByPlace: Bool) -> NearbyPlaces.Snapshot? {
+        let now = ContinuousClock.now
+        let (snapshot, readAt) = state.withLock { s -> (NearbyPlaces.Snapshot?, ContinuousClock.Instant?) in
+            // Walked under the lock, as in `read`: a copy taken out of it retains the
+            // model's shared storage, an atomic write to the same few objects from both event
+            // loops (an answer cost ~1 % more that way, side by side).
+            guard let readAt = s.readAt, now - readAt <= period else { return (nil, nil) }
+            return (s.places.around(query, messagesByPlace: messagesByPlace), readAt)
+        }
+        if let readAt, now - readAt > period / 2 { _ = refresh() }
+        return snapshot
+    }
+
     /// Refreshes the model every half period until cancelled, so that readers find it fresh.
     func keepFresh() async {
         while !Task.isCancelled {

@@ -11,6 +11,8 @@ public struct MapService: Sendable {
     public static let maxClusters = 10_000
     private let snapshots: MapReadModel
     private let tiles: MicroCache<Tile, ByteBuffer>
+    /// Races a viewport's answer against the database's outages (see ``clusters(in:)``); nil: none.
+    private let database: DatabaseMonitor?
 
     /// - Parameters:
     ///   - places: where live places are read.
@@ -18,7 +20,10 @@ public struct MapService: Sendable {
     ///   - privacy: what is published.
     ///   - period: staleness bound of the read model and of a tile (one city-wide read per
     ///     period at most; one encoding per tile and period).
-    public init(places: PlaceReads, encoder: TileEncoder, privacy: PrivacyPolicy, period: Duration) {
+    ///   - database: the monitor that releases a viewport's answer waiting on the database
+    ///     when it goes down; nil: none (tests).
+    public init(places: PlaceReads, encoder: TileEncoder, privacy: PrivacyPolicy, period: Duration, database: DatabaseMonitor? = nil) {
+        self.database = database
         let snapshots = MapReadModel(period: period) {
             MapSnapshot(places: try await places.allLive(), privacy: privacy)
         }
@@ -39,8 +44,14 @@ public struct MapService: Sendable {
     }
 
     /// The clusters inside the viewport, most people first.
+    ///
+    /// Raced against the database's outages here: viewports are asked on the groups route
+    /// (`/v1/groups?bbox=…`), which is not behind the route-level gate (its point answers
+    /// mostly come from memory, see `GroupService.groups(for:)`).
     public func clusters(in viewport: Viewport) async throws -> [MapCluster] {
-        try Self.clusters(in: viewport, of: try await snapshot())
+        let answer: @Sendable () async throws -> [MapCluster] = { [self] in try Self.clusters(in: viewport, of: try await snapshot()) }
+        guard let database else { return try await answer() }
+        return try await database.whileAvailable(answer)
     }
 
     /// A vector tile of the clusters (and venues) in `tile`, at most `period` old.
