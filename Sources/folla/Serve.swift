@@ -223,9 +223,17 @@ struct Serve: AsyncParsableCommand {
             try await HeldMessages.hold(for: privacy, on: connection, logger: logger)
             // Before the database is first reported available, so before `/readyz` says ready:
             // the first second's check-ins then meet no connection planning its first batch.
-            // A failure only costs that second's latency, so it does not hold readiness.
+            // A failure only costs that second's latency: logged, and readiness goes on.
+            guard let service = checkIns.value else {
+                logger.error("the connections' check-in warm-up was skipped: no check-in service yet")
+                return
+            }
+            let start = ContinuousClock.now
             do {
-                try await checkIns.value?.warmUp(connections: connections, within: .seconds(10))
+                try await service.warmUp(connections: connections, within: .seconds(5))
+                logger.info("connections warmed for check-ins", metadata: [
+                    "connections": "\(connections)", "ms": "\(Int((ContinuousClock.now - start) / .milliseconds(1)))",
+                ])
             } catch {
                 logger.warning("the connections' check-in warm-up failed", metadata: ["error": "\(error)"])
             }

@@ -115,11 +115,13 @@ import Testing
                 try await Task.sleep(for: .milliseconds(1500))
                 return try await CurlAnswer.fetch("http://127.0.0.1:\(port)/v1/groups?lat=44.4938&lon=11.344")
             }()
+            // A map viewport on the groups route: the map's first snapshot waits on the database.
+            async let viewport = CurlAnswer.fetch("http://127.0.0.1:\(port)/v1/groups?bbox=11.2,44.4,11.5,44.6&zoom=12")
             let waiting = try await Self.checkIn(port, 2)
             let refused = try await Self.checkIn(port, 3)
             let ready = try await readiness
             let wall = try await CurlAnswer.fetch("http://127.0.0.1:\(port)/wall/piazza-maggiore")
-            let inFlight = try await [("check-out", checkOut), ("messages", page), ("groups", groups)]
+            let inFlight = try await [("check-out", checkOut), ("messages", page), ("groups", groups), ("viewport", viewport)]
             // Frozen for 12 s at least: what waited for the freeze would take that long.
             try await Task.sleep(for: .seconds(max(0, 12 - Date().timeIntervalSince(frozen))))
             for pid in stopped { kill(pid, SIGCONT) }

@@ -12,7 +12,8 @@ import Testing
             let monitor = DatabaseMonitor(client: try location.configuration(), logger: TestCluster.logger)
             let watching = Task { await monitor.watch() }
             defer { watching.cancel() }
-            while !monitor.isAvailable { try await Task.sleep(for: .milliseconds(10)) }
+            let start = ContinuousClock.now
+            while !monitor.isAvailable, ContinuousClock.now - start < .seconds(30) { try await Task.sleep(for: .milliseconds(10)) }
             let ran = Atomic(0)
             let fromMemory = try await monitor.answer(fromMemory: { 1 }, orWhileAvailable: { ran.add(1, ordering: .relaxed); return 2 })
             #expect(fromMemory == 1)
@@ -32,7 +33,11 @@ import Testing
         let monitor = DatabaseMonitor(client: nowhere, logger: TestCluster.logger)
         let watching = Task { await monitor.watch() }
         defer { watching.cancel() }
-        while monitor.unavailableReason == "the database has not been reached yet" { try await Task.sleep(for: .milliseconds(10)) }
+        // Until the first probe has failed (30 s at most: then the expectation below fails).
+        let start = ContinuousClock.now
+        while monitor.unavailableReason == "the database has not been reached yet", ContinuousClock.now - start < .seconds(30) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         await #expect(throws: DatabaseUnavailable.self) {
             try await monitor.answer(fromMemory: { 1 }, orWhileAvailable: { 2 })
         }

@@ -2,8 +2,8 @@ import FollaCore
 import Hummingbird
 
 /// The groups a route file registers its database routes on, by what stands in front of
-/// them. Every group has the database gate and idempotency (a 503 at once during an outage,
-/// `Idempotency-Key` on writes); on top of that a route is query-free when its contract names
+/// them. Every group but ``fromMemory`` has the database gate and idempotency (a 503 at once
+/// during an outage, `Idempotency-Key` on writes); on top of that a route is query-free when its contract names
 /// no query field (``QueryFreeMiddleware``), and held when its answer's timing could tell
 /// who is near (``AnswerFloorMiddleware``). Each route picks the group that says what it is.
 struct RouteGroups {

@@ -59,24 +59,29 @@ public struct CheckInService: Sendable {
     /// Readies every connection of the pool for check-ins before the server reports ready:
     /// one batch on each, with this service's rules, rolled back (see
     /// `PresenceStore.warmUp`). The batch takes the check-in function's main paths: a new
-    /// device founds a place, a second joins it, the first pings again and stays.
+    /// device founds a place, a second joins it, the first pings again and stays. Each
+    /// connection's batch has its own area (on the equator from Null Island east, 0.02° a
+    /// connection, where no phone is expected), devices and network, so that the batches
+    /// run side by side rather than one after another on the same locks.
     /// - Parameters:
     ///   - connections: the pool's size.
     ///   - within: the time limit.
-    /// - Returns: what became of the three pings.
+    /// - Returns: what became of the first connection's three pings.
     @discardableResult
     public func warmUp(connections: Int, within: Duration) async throws -> [Result<CheckInResult, CheckInRefusal>] {
-        let founder = try DeviceID(UUID().uuidString), joiner = try DeviceID(UUID().uuidString)
-        // Null Island: a spot no phone is expected at, so no area lock a real ping needs.
-        let spot = Coordinate(latitude: 0, longitude: 0)
-        let requests = [
-            CheckInRequest(device: founder, position: spot, demographics: Demographics(age: 30, sex: .female)),
-            CheckInRequest(device: joiner, position: spot, demographics: Demographics(age: 40, sex: .male)),
-            CheckInRequest(device: founder, position: spot),
-        ]
-        return try await presence.warmUp(requests, at: clock.now(), network: presence.keyer.networkKey("warm-up"),
-                                         establishment: privacy.establishment, budgets: budgets, grids: grids,
-                                         connections: connections, within: within)
+        let keyer = presence.keyer
+        return try await presence.warmUp({ lease in
+            // (Valid by construction: a UUID is 36 characters of hex digits and '-'.)
+            let founder = try! DeviceID(UUID().uuidString), joiner = try! DeviceID(UUID().uuidString)
+            let spot = Coordinate(latitude: 0, longitude: 0.02 * Double(lease))
+            let requests = [
+                CheckInRequest(device: founder, position: spot, demographics: Demographics(age: 30, sex: .female)),
+                CheckInRequest(device: joiner, position: spot, demographics: Demographics(age: 40, sex: .male)),
+                CheckInRequest(device: founder, position: spot),
+            ]
+            return (requests, keyer.networkKey("warm-up \(lease)"))
+        }, at: clock.now(), establishment: privacy.establishment, budgets: budgets, grids: grids,
+           connections: connections, within: within)
     }
 
     /// Checks a device out at once and erases its row (its place forgets its anchor if it empties).

@@ -84,15 +84,14 @@ final class PlacesReadModel: Sendable {
     /// database anyway (near a pole, across the antimeridian). Past half of the period, a
     /// refresh starts in the background, as for every reader.
     func readIfFresh(for query: GroupQuery, messagesByPlace: Bool) -> NearbyPlaces.Snapshot? {
-        let now = ContinuousClock.now
-        let (snapshot, readAt) = state.withLock { s -> (NearbyPlaces.Snapshot?, ContinuousClock.Instant?) in
+        let (snapshot, age) = state.withLock { s -> (NearbyPlaces.Snapshot?, Age) in
             // Walked under the lock, as in `read`: a copy taken out of it retains the
             // model's shared storage, an atomic write to the same few objects from both event
             // loops (an answer cost ~1 % more that way, side by side).
-            guard let readAt = s.readAt, now - readAt <= period else { return (nil, nil) }
-            return (s.places.around(query, messagesByPlace: messagesByPlace), readAt)
+            let age = self.age(of: s.readAt)
+            return (age == .stale ? nil : s.places.around(query, messagesByPlace: messagesByPlace), age)
         }
-        if let readAt, now - readAt > period / 2 { _ = refresh() }
+        if age == .ageing { _ = refresh() }
         return snapshot
     }
 
@@ -108,15 +107,29 @@ final class PlacesReadModel: Sendable {
     /// Waits for a refresh when the model is older than `period`; starts one in the
     /// background when older than half of it.
     private func fresh() async throws {
-        let now = ContinuousClock.now
-        let readAt = state.withLock { $0.readAt }
-        guard let readAt, now - readAt <= period else {
+        switch age(of: state.withLock { $0.readAt }) {
+        case .fresh: return
+        case .ageing: _ = refresh()
+        case .stale:
             // Released when this request is cancelled (an outage): the refresh is shared,
             // and waits on the database for as long as a frozen one stays frozen.
             try await FirstResult.value(of: refresh())
-            return
         }
-        if now - readAt > period / 2 { _ = refresh() }
+    }
+
+    /// How a model read at `readAt` stands against the staleness bound.
+    private enum Age {
+        /// Read within half the period.
+        case fresh
+        /// Still within the period; a refresh should start in the background.
+        case ageing
+        /// Older than the period, or never read: a reader must wait for a refresh.
+        case stale
+    }
+
+    private func age(of readAt: ContinuousClock.Instant?, now: ContinuousClock.Instant = .now) -> Age {
+        guard let readAt, now - readAt <= period else { return .stale }
+        return now - readAt > period / 2 ? .ageing : .fresh
     }
 
     /// The refresh in flight, or a new one (one at a time).

@@ -115,7 +115,8 @@ extension PostgresConnection {
     /// never returns (PostgresNIO's `withTransaction` writes its ROLLBACK regardless, and
     /// left a task waiting for good after each write cancelled by `closedIfCancelled`).
     /// Errors are the statements' own (`PSQLError`), not wrapped.
-    func transaction<T>(logger: Logger, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+    /// - Parameter commit: false rolls back even what succeeded (a rehearsal: the warm-up).
+    func transaction<T>(logger: Logger, commit: Bool = true, _ body: (PostgresConnection) async throws -> T) async throws -> T {
         try await query("BEGIN;", logger: logger)
         let value: T
         do {
@@ -124,7 +125,7 @@ extension PostgresConnection {
             if !isClosed { _ = try? await query("ROLLBACK;", logger: logger) }
             throw error
         }
-        try await query("COMMIT;", logger: logger)
+        try await query(commit ? "COMMIT;" : "ROLLBACK;", logger: logger)
         return value
     }
 }

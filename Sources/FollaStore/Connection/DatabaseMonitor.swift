@@ -169,16 +169,21 @@ public final class DatabaseMonitor: Sendable {
                         configuration: configuration, id: 0, logger: logger)
                 }
                 guard let connection else { continue }
+                // Only after an outage long enough for the pool's own backoff to matter (1 s
+                // and more after ~5 s of failures): a brief stall renews nothing.
+                var renew = downSince.map { ContinuousClock.now - $0 >= .seconds(5) } ?? false
                 if !prepared {
+                    // A pool that waited out a long outage at start is renewed before
+                    // `prepare` (which warms the pool's connections) rather than after it.
+                    if renew { recovered() }
+                    renew = false
                     try await prepare(connection)
                     prepared = true
                 }
                 try await probe(connection)
                 if failures > 0 {
                     logger.notice("the database is reachable again", metadata: ["failedProbes": "\(failures)"])
-                    // Only after an outage long enough for the pool's own backoff to matter
-                    // (1 s and more after ~5 s of failures): a brief stall renews nothing.
-                    if let downSince, ContinuousClock.now - downSince >= .seconds(5) { recovered() }
+                    if renew { recovered() }
                 }
                 downSince = nil
                 failures = 0

@@ -15,16 +15,18 @@ extension PostgresClient {
     ///   - count: how many connections (the pool's size to reach all of them).
     ///   - within: the whole run's time limit; past it the leases still waiting are
     ///     cancelled and ``EachConnectionTimedOut`` is thrown.
-    ///   - body: the work on one connection, which must not outlive it.
+    ///   - body: the work on one connection, given its lease's number (0..<count), so that
+    ///     the bodies can keep out of each other's way; it must not outlive the connection.
     /// - Returns: each body's value, in the order they ended.
     public func onEachConnection<T: Sendable>(count: Int, within: Duration,
-                                              _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> [T] {
+                                              _ body: @escaping @Sendable (PostgresConnection, Int) async throws -> T) async throws -> [T] {
+        guard count > 0 else { return [] }
         let done = Countdown(count)
         return try await withThrowingTaskGroup(of: T?.self) { group in
-            for _ in 0..<count {
+            for lease in 0..<count {
                 group.addTask {
                     try await self.withConnection { connection in
-                        let value = try await body(connection)
+                        let value = try await body(connection, lease)
                         done.arrive()
                         try await done.wait()
                         return value
@@ -45,14 +47,6 @@ extension PostgresClient {
             return values
         }
     }
-}
-
-/// ``PostgresClient/onEachConnection(count:within:_:)`` did not reach every connection in time.
-public struct EachConnectionTimedOut: Error, CustomStringConvertible {
-    public let count: Int
-    public let reached: Int
-    public let within: Duration
-    public var description: String { "reached \(reached) of \(count) connections within \(within)" }
 }
 
 /// How many leases have yet to run their body. Waiting polls: this runs once at start-up,
