@@ -46,13 +46,15 @@ public struct GroupService: Sendable {
         // The read model hands on each place's messages when a clustered answer inlines them,
         // and ready groups carry their own: an answer from memory reads no message either.
         let messagesByPlace = query.clusterEpsilon != nil && query.messages > 0
-        let throughDatabase: @Sendable () async throws -> [Group] = { [self] in
-            try await groups(for: query, from: try await nearby.read(for: query, messagesByPlace: messagesByPlace))
-        }
-        guard let database else { return try await throughDatabase() }
+        guard let database else { return try await groupsThroughDatabase(for: query, messagesByPlace: messagesByPlace) }
         return try await database.answer(fromMemory: {
             try nearby.readFromMemory(for: query, messagesByPlace: messagesByPlace).flatMap { try groupsFromMemory(for: query, from: $0) }
-        }, orWhileAvailable: throughDatabase)
+        }, orWhileAvailable: { try await groupsThroughDatabase(for: query, messagesByPlace: messagesByPlace) })
+    }
+
+    /// The groups through the read model's refresh, or a database read when it cannot answer.
+    private func groupsThroughDatabase(for query: GroupQuery, messagesByPlace: Bool) async throws -> [Group] {
+        try await groups(for: query, from: try await nearby.read(for: query, messagesByPlace: messagesByPlace))
     }
 
     /// The groups of a snapshot of the read model; nil if they would still need messages

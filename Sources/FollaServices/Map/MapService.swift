@@ -49,7 +49,7 @@ public struct MapService: Sendable {
     /// (`/v1/groups?bbox=…`), which is not behind the route-level gate (its point answers
     /// mostly come from memory, see `GroupService.groups(for:)`).
     public func clusters(in viewport: Viewport) async throws -> [MapCluster] {
-        let answer: @Sendable () async throws -> [MapCluster] = { [self] in try Self.clusters(in: viewport, of: try await snapshot()) }
+        @Sendable func answer() async throws -> [MapCluster] { try Self.clusters(in: viewport, of: try await snapshot()) }
         guard let database else { return try await answer() }
         return try await database.whileAvailable(answer)
     }
