@@ -78,6 +78,9 @@ public final class LeanHTTPClient: @unchecked Sendable {
     private var queue = CircularBuffer<Pending>(initialCapacity: 1024)
     private var idle: [Connection] = []
     private var open = 0
+    /// Connections opened since the start (for tests: a port names a connection only until
+    /// the kernel hands it out again).
+    private var opened = 0
     private var connecting = 0
     private var shutDown = false
     /// Fires when the head of the queue has waited too long (set while the queue is not empty).
@@ -178,6 +181,11 @@ public final class LeanHTTPClient: @unchecked Sendable {
         }
     }
 
+    /// How many connections the client has opened since it started. For tests.
+    func openedConnections() async throws -> Int {
+        try await loop.submit { self.opened }.get()
+    }
+
     // MARK: - On the loop
 
     private func enqueue(_ pending: Pending) {
@@ -228,6 +236,7 @@ public final class LeanHTTPClient: @unchecked Sendable {
                 switch result {
                 case .success(let channel):
                     self.open += 1
+                    self.opened += 1
                     let connection = Connection(channel: channel)
                     self.connections[ObjectIdentifier(connection)] = connection
                     try? channel.pipeline.syncOperations.addHandler(ResponseHandler(client: self, connection: connection))
