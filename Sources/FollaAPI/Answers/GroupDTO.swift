@@ -38,8 +38,11 @@ package struct GroupDTO: Encodable, Sendable {
     package var hull: [[Double]]? {
         group.hull?.map { [Self.round($0.longitude, 1e7), Self.round($0.latitude, 1e7)] }
     }
-    /// The group's shared encodings when it is a ready group's copy (`Group.encodings`).
-    package var encodings: EncodingMemo? { group.encodings }
+    /// The group's shared encodings when it is a ready group's copy (`Group.withEncoding`);
+    /// nil without any.
+    package func withEncoding<R>(_ variant: Int, make: () -> [UInt8], _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        group.withEncoding(variant, make: make, body)
+    }
 
     package static func round(_ v: Double, _ scale: Double) -> Double { (v * scale).rounded() / scale }
 

@@ -31,12 +31,11 @@ package enum GroupsJSON {
             o.member("distance_m") { $0.number(g.distanceM) }
             // A ready group's other members are the same in every answer that shows as many
             // of its messages: rendered once (EncodingMemo says why).
-            if let memo = g.encodings {
-                let variant = g.messagesShown * 2 + (includeHull ? 1 : 0)
-                memo.withEncoding(variant, make: { JSONWriter.members { shared(g, &$0, includeHull: includeHull) } }) { o.members($0) }
-            } else {
-                shared(g, &o, includeHull: includeHull)
+            let variant = g.messagesShown * 2 + (includeHull ? 1 : 0)
+            let kept: Void? = g.withEncoding(variant, make: { JSONWriter.members { shared(g, &$0, includeHull: includeHull) } }) {
+                o.members($0)
             }
+            if kept == nil { shared(g, &o, includeHull: includeHull) }
         }
     }
 

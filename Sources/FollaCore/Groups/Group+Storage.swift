@@ -9,8 +9,9 @@ extension Group {
         // First, beside the object's header: what a ready group's JSON reads besides its
         // distance and bearing, usually in the cache line that copying the group (a
         // retain) has just touched. In a city's worth of ready groups, each other line is a
-        // likely miss.
-        var encodings: EncodingMemo?
+        // likely miss. A `let`: read from a borrowed group, it needs no retain
+        // (`Group.withEncoding`); a group given other encodings gets another box.
+        let encodings: EncodingMemo?
         var isCoarsened: Bool
         var id: Int64?
         var position: Coordinate
@@ -38,10 +39,10 @@ extension Group {
             self.encodings = encodings
         }
 
-        func copy() -> Storage {
+        func copy(encodings: EncodingMemo?? = nil) -> Storage {
             Storage(id: id, position: position, isCoarsened: isCoarsened, people: people, stats: stats,
                     lastActivity: lastActivity, messageCount: messageCount, memberPlaceIDs: memberPlaceIDs,
-                    sources: sources, hull: hull, encodings: encodings)
+                    sources: sources, hull: hull, encodings: encodings ?? self.encodings)
         }
 
         static func == (a: Storage, b: Storage) -> Bool {

@@ -70,7 +70,14 @@ public struct Group: Sendable, Equatable {
     /// messages must drop it.
     public var encodings: EncodingMemo? {
         get { storage.encodings }
-        set { unique().encodings = newValue }
+        set { storage = storage.copy(encodings: newValue) }
+    }
+
+    /// ``EncodingMemo/withEncoding(_:make:_:)`` of the group's encodings; nil without any.
+    /// Read in place: `encodings` hands out a reference (a retain, an atomic write to an object
+    /// that every answer showing the group reads, from both event loops).
+    public func withEncoding<R>(_ variant: Int, make: () -> [UInt8], _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        storage.encodings?.withEncoding(variant, make: make, body)
     }
 
     public init(id: Int64?, position: Coordinate, isCoarsened: Bool, distance: Double, bearing: Double, people: Int,

@@ -83,11 +83,13 @@ public struct GroupAssembler {
     /// (clusters are built from the entries, `assemble(_:)`): the answer copies only the
     /// groups it answers (building one per entry in range was most of an answer's cost in a
     /// dense evening).
-    func assemble(ready: [ReadyGroup]) throws(GeoError) -> [Group] {
+    func assemble(ready: ReadyPicks) throws(GeoError) -> [Group] {
         precondition(query.clusterEpsilon == nil, "clusters are built from the entries")
         let disc = GeodesicDisc(centre: query.centre, radius: query.radius)
-        let (visible, lines) = within(disc, count: ready.count) { ready[$0].entry.position }
-        return singles(visible, lines: lines, disc: disc, candidate: { Candidate(ready[$0].entry) }) { ready[$0].group }
+        let picks = ready.picks
+        let (visible, lines) = within(disc, count: picks.count) { picks[$0].position }
+        return singles(visible, lines: lines, disc: disc,
+                       candidate: { Candidate(position: picks[$0].position, people: picks[$0].people, id: picks[$0].id) }) { ready.copyOfGroup($0) }
     }
 
     /// The indices of the positions within the radius, with the line to those measured.

@@ -88,7 +88,7 @@ public struct GroupService: Sendable {
             }
             return (groups, true)
         case let .ready(ready):
-            groups = try assembler.assemble(ready.map(\.entry))
+            groups = try assembler.assemble(ready.entries)
         case let .entries(entries):
             groups = try assembler.assemble(entries)
         }

@@ -11,10 +11,10 @@ struct NearbyPlaces: Sendable {
     /// What one read found around a point.
     struct Snapshot: Sendable {
         /// What a read finds: entries published from a database read, or the read model's
-        /// ready groups.
+        /// ready groups (as picks: `ReadyPicks` says why).
         enum Found: Sendable {
             case entries([PublishedPlace])
-            case ready([ReadyGroup])
+            case ready(ReadyPicks)
         }
 
         /// Every published entry within the radius (and possibly more), or for a query ordered by

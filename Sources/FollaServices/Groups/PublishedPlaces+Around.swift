@@ -32,7 +32,7 @@ extension PublishedPlaces {
         let cellCount = (Int(high.row) - Int(low.row) + 1) * (Int(high.column) - Int(low.column) + 1)
         let disc = GeodesicDisc(centre: centre, radius: radius)
         var nearest = query.sort == .distance && query.clusterEpsilon == nil ? Nearest(limit: query.limit) : nil
-        var ready: [ReadyGroup] = []
+        var picks = ReadyPicks()
         var perPlace: [Int64: [Message]]? = messagesByPlace ? [:] : nil
 
         func take(_ cell: Cell, _ shown: Shown) {
@@ -40,20 +40,23 @@ extension PublishedPlaces {
             let span = cell.span(to: cell)
             let nearestPoint = disc.distanceLowerBound(toLatitudes: span.latitudes, longitudes: span.longitudes)
             guard nearestPoint <= min(radius, nearest?.cut ?? .infinity) else { return }
-            for (i, position) in shown.positions.enumerated() {
+            var held: Int32?
+            // By index, reading fields in place: an entry copied out would retain its group.
+            let entries = shown.entries
+            for i in entries.indices {
+                let position = entries[i].position
                 // The cells' box is several times the circle's area; what is clearly outside
                 // is not handed on (every later step costs per entry).
                 guard disc.mayContain(position) else { continue }
-                let r = shown.groups[i]
-                ready.append(r)
-                // (r.entry each time below: a local copy of the entry costs a retain per array in it.)
+                if held == nil { held = picks.hold(entries) }
+                picks.pick(i, of: held!)
                 // Bounds only when the walk may stop early (ordered by people, or clustered, it
                 // takes every entry in range: no geodesic work per entry here).
-                if nearest != nil, query.admits(people: r.entry.people), let bounds = disc.distanceBounds(to: position) {
+                if nearest != nil, query.admits(people: entries[i].people), let bounds = disc.distanceBounds(to: position) {
                     nearest?.offer(bounds.upperBound)
                 }
-                if messagesByPlace, r.entry.messageCount > 0 {
-                    for id in r.entry.sources { perPlace?[id] = live[id]?.messages }
+                if messagesByPlace, entries[i].messageCount > 0 {
+                    for id in entries[i].group.entry.sources { perPlace?[id] = live[id]?.messages }
                 }
             }
         }
@@ -91,7 +94,7 @@ extension PublishedPlaces {
                 ring += 1
             }
         }
-        return NearbyPlaces.Snapshot(found: .ready(ready), messages: perPlace)
+        return NearbyPlaces.Snapshot(found: .ready(picks), messages: perPlace)
     }
 
     /// The `limit` smallest upper bounds on distance among the admitted entries met so far:
