@@ -38,8 +38,8 @@ package struct GroupDTO: Encodable, Sendable {
     package var hull: [[Double]]? {
         group.hull?.map { [Self.round($0.longitude, 1e7), Self.round($0.latitude, 1e7)] }
     }
-    /// The group's shared encodings when it is a ready group's copy (`Group.withEncoding`);
-    /// nil without any.
+    /// `body`'s result with the group's shared encoding of `variant` when it is a ready
+    /// group's copy (`Group.withEncoding`); nil when it has no encodings.
     package func withEncoding<R>(_ variant: Int, make: () -> [UInt8], _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
         group.withEncoding(variant, make: make, body)
     }

@@ -39,10 +39,15 @@ extension Group {
             self.encodings = encodings
         }
 
-        func copy(encodings: EncodingMemo?? = nil) -> Storage {
+        func copy() -> Storage {
+            copy(replacingEncodings: encodings)
+        }
+
+        /// A copy with other encodings (nil: none).
+        func copy(replacingEncodings encodings: EncodingMemo?) -> Storage {
             Storage(id: id, position: position, isCoarsened: isCoarsened, people: people, stats: stats,
                     lastActivity: lastActivity, messageCount: messageCount, memberPlaceIDs: memberPlaceIDs,
-                    sources: sources, hull: hull, encodings: encodings ?? self.encodings)
+                    sources: sources, hull: hull, encodings: encodings)
         }
 
         static func == (a: Storage, b: Storage) -> Bool {

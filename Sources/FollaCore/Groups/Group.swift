@@ -70,10 +70,10 @@ public struct Group: Sendable, Equatable {
     /// messages must drop it.
     public var encodings: EncodingMemo? {
         get { storage.encodings }
-        set { storage = storage.copy(encodings: newValue) }
+        set { storage = storage.copy(replacingEncodings: newValue) }
     }
 
-    /// ``EncodingMemo/withEncoding(_:make:_:)`` of the group's encodings; nil without any.
+    /// ``EncodingMemo/withEncoding(_:make:_:)`` of the group's encodings; nil when it has none.
     /// Read in place: `encodings` hands out a reference (a retain, an atomic write to an object
     /// that every answer showing the group reads, from both event loops).
     public func withEncoding<R>(_ variant: Int, make: () -> [UInt8], _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {

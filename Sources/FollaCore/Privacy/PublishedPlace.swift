@@ -21,6 +21,9 @@ public struct PublishedPlace: Sendable, Equatable {
     /// The raw breakdown and contributor mix, readable only through `PrivacyPolicy.stats(of:)`.
     let raw: PlaceStats?
     let mix: UInt64
+
+    /// The id an answer orders by: nil for a cell (ordered last among equals).
+    public var idIfPlace: Int64? { isCell ? nil : id }
 }
 
 /// The age and sex breakdown as published: only from at least k established reporters, and

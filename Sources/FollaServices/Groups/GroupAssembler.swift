@@ -159,7 +159,7 @@ public struct GroupAssembler {
 
         /// An entry's own group's.
         init(_ e: PublishedPlace) {
-            self.init(position: e.position, people: e.people, id: e.isCell ? nil : e.id)
+            self.init(position: e.position, people: e.people, id: e.idIfPlace)
         }
     }
 

@@ -41,15 +41,16 @@ extension PublishedPlaces {
             let nearestPoint = disc.distanceLowerBound(toLatitudes: span.latitudes, longitudes: span.longitudes)
             guard nearestPoint <= min(radius, nearest?.cut ?? .infinity) else { return }
             var held: Int32?
-            // By index, reading fields in place: an entry copied out would retain its group.
+            // By index, reading fields in place (`ReadyPicks.pick` says why).
             let entries = shown.entries
             for i in entries.indices {
                 let position = entries[i].position
                 // The cells' box is several times the circle's area; what is clearly outside
                 // is not handed on (every later step costs per entry).
                 guard disc.mayContain(position) else { continue }
-                if held == nil { held = picks.hold(entries) }
-                picks.pick(i, of: held!)
+                let cellNumber = held ?? picks.hold(entries)
+                held = cellNumber
+                picks.pick(i, of: cellNumber)
                 // Bounds only when the walk may stop early (ordered by people, or clustered, it
                 // takes every entry in range: no geodesic work per entry here).
                 if nearest != nil, query.admits(people: entries[i].people), let bounds = disc.distanceBounds(to: position) {

@@ -41,16 +41,15 @@ struct PublishedPlaces {
     /// linear search (a cell holds tens of entries, and reads far outnumber changes).
     struct Shown {
         /// One entry: what a walk tests and orders by, copied beside its group, so that a walk
-        /// reads one array and touches (and retains) no group it does not answer. Reaching
-        /// each group in range was a cache miss and an atomic write to an object both event
-        /// loops read, ~9 % of a dense groups answer by profile (session 37).
+        /// reads one array and touches nothing of an entry it does not answer (`ReadyPicks`
+        /// says why).
         struct Entry: Sendable {
             let key: PublishedKey
             /// The group's published position.
             let position: Coordinate
             let people: Int
             let messageCount: Int
-            /// nil for a cell (ordered last among equals).
+            /// `PublishedPlace.idIfPlace`.
             let id: Int64?
             let group: ReadyGroup
 
@@ -59,13 +58,14 @@ struct PublishedPlaces {
                 position = group.entry.position
                 people = group.entry.people
                 messageCount = group.entry.messageCount
-                id = group.entry.isCell ? nil : group.entry.id
+                id = group.entry.idIfPlace
                 self.group = group
             }
         }
 
         /// One array: copying a cell out of the dictionary is one retain, and a walk that
-        /// holds it keeps every group in it alive (`ReadyPicks`).
+        /// holds it keeps every group in it alive (`ReadyPicks`); a change to a cell a walk
+        /// still holds copies the array first (one retain per entry, under the lock).
         private(set) var entries: [Entry] = []
 
         var isEmpty: Bool { entries.isEmpty }

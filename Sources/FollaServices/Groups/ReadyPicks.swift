@@ -15,42 +15,42 @@ struct ReadyPicks: Sendable {
     struct Pick: Sendable {
         let position: Coordinate
         let people: Int
-        /// nil for a cell.
+        /// `PublishedPlace.idIfPlace`.
         let id: Int64?
         fileprivate let cell: Int32
         fileprivate let index: Int32
     }
 
     private(set) var picks: [Pick] = []
-    /// The arrays of the cells a pick came from.
-    private var cells: [[PublishedPlaces.Shown.Entry]] = []
+    /// The arrays of the cells a pick came from, held.
+    private var held: [[PublishedPlaces.Shown.Entry]] = []
 
     var count: Int { picks.count }
 
     /// Starts the picks from a cell's entries: returns the number to pick them by.
     mutating func hold(_ entries: [PublishedPlaces.Shown.Entry]) -> Int32 {
-        cells.append(entries)
-        return Int32(cells.count - 1)
+        held.append(entries)
+        return Int32(held.count - 1)
     }
 
     /// Picks entry `index` of the cell `hold` numbered `cell`.
     mutating func pick(_ index: Int, of cell: Int32) {
         // Field by field: the entry copied out would retain its group.
-        let entries = cells[Int(cell)]
+        let entries = held[Int(cell)]
         picks.append(Pick(position: entries[index].position, people: entries[index].people, id: entries[index].id,
                           cell: cell, index: Int32(index)))
     }
 
     /// Pick `i`'s ready group.
     func group(_ i: Int) -> ReadyGroup {
-        cells[Int(picks[i].cell)][Int(picks[i].index)].group
+        held[Int(picks[i].cell)][Int(picks[i].index)].group
     }
 
-    /// A copy of pick `i`'s group (an answered one), read in place (`ready(_:)` would retain
+    /// A copy of pick `i`'s group (an answered one), read in place (`group(_:)` would retain
     /// the ready group on the way).
     func copyOfGroup(_ i: Int) -> Group {
         let p = picks[i]
-        return cells[Int(p.cell)].withUnsafeBufferPointer { $0[Int(p.index)].group.group }
+        return held[Int(p.cell)].withUnsafeBufferPointer { $0[Int(p.index)].group.group }
     }
 
     /// Every pick's published entry (clusters are built from them).

@@ -78,8 +78,7 @@ public final class LeanHTTPClient: @unchecked Sendable {
     private var queue = CircularBuffer<Pending>(initialCapacity: 1024)
     private var idle: [Connection] = []
     private var open = 0
-    /// Connections opened since the start (for tests: a port names a connection only until
-    /// the kernel hands it out again).
+    /// Connections opened since the start (`openedConnections`).
     private var opened = 0
     private var connecting = 0
     private var shutDown = false
@@ -181,7 +180,8 @@ public final class LeanHTTPClient: @unchecked Sendable {
         }
     }
 
-    /// How many connections the client has opened since it started. For tests.
+    /// How many connections the client has opened since it started. For tests: a port names
+    /// a connection only until the kernel hands it out again.
     func openedConnections() async throws -> Int {
         try await loop.submit { self.opened }.get()
     }
