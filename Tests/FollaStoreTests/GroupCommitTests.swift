@@ -221,7 +221,7 @@ import Testing
             #expect(try await writes.submit(item, lane: 0) == 1)
         }
         // The batch's task ends just after its caller is answered.
-        for _ in 0..<200 where written != nil { try await Task.sleep(for: .milliseconds(10)) }
+        for _ in 0..<1000 where written != nil { try await Task.sleep(for: .milliseconds(10)) }
         #expect(written == nil)
     }
 
