@@ -86,12 +86,13 @@ import Testing
     /// A wall's event stream is a request in progress for as long as it is open (answers of
     /// known length are counted when ready; a stream when written to its end).
     @Test func anOpenStreamIsARequestInProgress() async throws {
-        try await AppFixture.run(.live, metrics: true) { f in
+        // Streams last 1.5 s in the fixture by default: this one must outlast the scrapes (on a
+        // loaded CI box, five took longer than that, and 100 once all missed the stream).
+        try await AppFixture.run(.live, metrics: true, streamDuration: .seconds(120)) { f in
             try await f.makeVenue()
             let port = try #require(f.client.port)
             // Holds a stream open after its first event until told to stop (a file appears), or
-            // for 60 s, and says when it is open (another file): the scrapes start only then (on
-            // a loaded CI box the stream once opened after 100 scrapes had all seen it closed).
+            // for 60 s, and says when it is open (another file): the scrapes start only then.
             let marker = FileManager.default.temporaryDirectory.appendingPathComponent("folla-stream-\(UUID().uuidString)").path
             let stop = marker + ".stop", opened = marker + ".open"
             defer { for path in [stop, opened] { try? FileManager.default.removeItem(atPath: path) } }
