@@ -12,7 +12,7 @@ public struct GroupService: Sendable {
     /// The time of each answer (what it shows of a cell's activity follows it).
     public let clock: any WallClock
     /// Races the answers that need the database against its outages; nil: none (tests).
-    public let database: DatabaseMonitor?
+    private let database: DatabaseMonitor?
     private let nearby: NearbyPlaces
 
     /// - Parameters:

@@ -43,9 +43,9 @@ extension PresenceStore {
                     for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
                     return rows
                 }
-                return (lease, try Self.results(of: rows, count: requests.count))
+                return (lease: lease, outcomes: try Self.results(of: rows, count: requests.count))
             }
         }
-        return results.first { $0.0 == 0 }?.1 ?? []
+        return results.first { $0.lease == 0 }?.outcomes ?? []
     }
 }
