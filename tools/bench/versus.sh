@@ -13,7 +13,8 @@
 #   tools/bench/versus.sh [ROUNDS]
 # environment:
 #   BASELINE       the commit to compare with (default f7f375f, main when issue 11 was filed)
-#   BASELINE_BIN   a folla binary already built from it (skips the ~6 minute build)
+#   BASELINE_BIN   a folla binary already built from it, run where it was built (beside its
+#                  resource bundles); skips the ~6 minute build
 #   CONNECTIONS    wrk connections (default 4); GROUPS_QUERY, GROUPS_POINT as groups.lua
 #   WORK           scratch folder (default /tmp/folla-versus): the worktree, data dirs, logs
 set -euo pipefail
@@ -25,60 +26,98 @@ ROOT=$(pwd)
 export GROUPS_QUERY=${GROUPS_QUERY:-radius=200} GROUPS_POINT=${GROUPS_POINT:-}
 mkdir -p "$WORK"
 [ -x .build/release/folla ] || { echo "build first: swift build -c release --product folla" >&2; exit 64; }
-cp .build/release/folla "$WORK/folla-current"
+# Each binary runs where its resource bundles (the SQL migrations) are beside it.
+bin_current="$ROOT/.build/release/folla"
 
+# The baseline's binary is kept by commit, with its resource bundles: a second run (or
+# another BASELINE) builds only once.
+kept="$WORK/baseline-$(git rev-parse --short "$BASELINE")"
 if [ -n "${BASELINE_BIN:-}" ]; then
-  cp "$BASELINE_BIN" "$WORK/folla-baseline"
-elif [ ! -x "$WORK/folla-baseline" ]; then
-  rm -rf "$WORK/src"
-  git worktree add --detach "$WORK/src" "$BASELINE" >/dev/null
+  bin_baseline=$BASELINE_BIN
+elif [ -x "$kept/folla" ]; then
+  bin_baseline="$kept/folla"
+else
+  # A build that failed or was interrupted leaves its worktree registered: drop it first.
+  git worktree remove --force "$WORK/src" 2>/dev/null || true
+  git worktree prune
+  git worktree add --detach "$WORK/src" "$BASELINE" > /dev/null
   (cd "$WORK/src" && swift build -c release --product folla)
-  cp "$WORK/src/.build/release/folla" "$WORK/folla-baseline"
+  rm -rf "$kept.part" && mkdir -p "$kept.part"
+  cp -R "$WORK/src/.build/release/folla" "$WORK/src/.build/release/"*.resources "$kept.part/"
+  mv "$kept.part" "$kept"
   git worktree remove --force "$WORK/src"
+  bin_baseline="$kept/folla"
 fi
 
 PORT=8097
 server=
-stop() { [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null; server=; }
+stop() {
+  if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+  server=
+}
 trap stop EXIT
 
-# Starts build $1 on its own data dir, filled once with populate.sql's 45 000 phones.
+# Starts build $1 on its own data dir, filled with populate.sql's 45 000 phones when it is
+# not yet, or was more than 20 hours ago (`--presence-ttl` is at most a day: older phones
+# are swept, and an empty city would be measured).
 start() {
   local build=$1 data="$WORK/data-$1"
-  local fresh=0; [ -d "$data" ] || fresh=1
-  "$WORK/folla-$build" serve --port $PORT --data-dir "$data" --log-level error --presence-ttl 86400 \
+  local fresh=0
+  [ -n "$(find "$data/.populated" -mmin -1200 2>/dev/null)" ] || { rm -rf "$data"; fresh=1; }
+  local bin="bin_$build"
+  "${!bin}" serve --port $PORT --data-dir "$data" --log-level error --presence-ttl 86400 \
     > "$WORK/serve-$build.log" 2>&1 &
   server=$!
   for _ in $(seq 300); do curl -sf localhost:$PORT/readyz > /dev/null && break; sleep 0.2; done
   curl -sf localhost:$PORT/readyz > /dev/null || { echo "$build did not start: $WORK/serve-$build.log" >&2; exit 1; }
   if [ $fresh = 1 ]; then
-    local psql=(psql -q -h "$data/pg" -U postgres folla)
-    [ "$(id -u)" = 0 ] && psql=(runuser -u postgres -- "${psql[@]}")
-    "${psql[@]}" -v devices=45000 -f "$ROOT/tools/bench/populate.sql" > /dev/null
+    local psql=(psql -q -v ON_ERROR_STOP=1 -h "$data/pg" -U postgres folla)
+    if [ "$(id -u)" = 0 ]; then psql=(runuser -u postgres -- "${psql[@]}"); fi
+    # (On stdin: the postgres user may not be able to read a checkout under /root.)
+    "${psql[@]}" -v devices=45000 < "$ROOT/tools/bench/populate.sql" > /dev/null
     "${psql[@]}" -c 'VACUUM ANALYZE' > /dev/null
+    touch "$data/.populated"
+    # Restarted, so that what the bulk load left running (autovacuum, the read model taking
+    # it in) is not measured in the first round.
+    stop
+    start "$build"
   fi
 }
 
-# CPU ticks of the server, and of its PostgreSQL's postmaster and every child of it.
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# CPU ticks (user + system) of process $1, and with $2 = children also those of its reaped
+# children (a backend that exits between two readings is counted through the postmaster).
+# Fields after the command's closing parenthesis: a command may hold spaces.
+ticks() {
+  local stat; stat=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
+  echo "${stat##*) }" | awk -v c="${2:-}" '{ print $12 + $13 + (c ? $14 + $15 : 0) }'
+}
+# ... of the server's PostgreSQL: the postmaster with its reaped children, and every live child.
 pg_ticks() {
-  local postmaster sum=0
+  local postmaster sum
   postmaster=$(head -1 "$WORK/data-$1/pg/postmaster.pid")
-  for p in "$postmaster" $(pgrep -P "$postmaster"); do sum=$((sum + $(ticks "$p"))); done
+  sum=$(ticks "$postmaster" children)
+  for p in $(pgrep -P "$postmaster"); do sum=$((sum + $(ticks "$p"))); done
   echo $sum
 }
 
 hz=$(getconf CLK_TCK)
 printf '%-9s %5s %10s %10s %10s  %s\n' build round "server ms" "pg ms" "total ms" "wrk (15 s)"
 for round in $(seq "$ROUNDS"); do
-  for build in baseline current; do
+  # Each build first in every other round: neither always meets the box just after the other.
+  order="baseline current"; [ $((round % 2)) = 0 ] && order="current baseline"
+  for build in $order; do
     start $build
-    wrk -t2 -c"$CONNECTIONS" -d5s -s tools/bench/groups.lua http://127.0.0.1:$PORT > /dev/null
+    wrk -t2 -c"$CONNECTIONS" -d5s -s "$ROOT/tools/bench/groups.lua" http://127.0.0.1:$PORT > /dev/null
     s0=$(ticks $server); p0=$(pg_ticks $build)
-    out=$(wrk -t2 -c"$CONNECTIONS" -d15s -s tools/bench/groups.lua http://127.0.0.1:$PORT)
+    out=$(wrk -t2 -c"$CONNECTIONS" -d15s -s "$ROOT/tools/bench/groups.lua" http://127.0.0.1:$PORT)
     s1=$(ticks $server); p1=$(pg_ticks $build)
     n=$(echo "$out" | awk '/requests in/{print $1}')
     summary=$(echo "$out" | grep '^requests/s')
+    # Only answers count: refusals or socket errors would make a build look cheap.
+    if [ -z "$n" ] || [ "$n" = 0 ] || ! echo "$summary" | grep -q 'non-2xx 0  errors 0$'; then
+      echo "$build, round $round: not every request answered ($summary); see $WORK/serve-$build.log" >&2
+      exit 1
+    fi
     awk -v b=$build -v r="$round" -v n="$n" -v s=$((s1 - s0)) -v p=$((p1 - p0)) -v hz="$hz" -v w="$summary" 'BEGIN {
       ms = 1000 / hz / n
       printf "%-9s %5d %10.4f %10.4f %10.4f  %s\n", b, r, s * ms, p * ms, (s + p) * ms, w }'
