@@ -1,6 +1,9 @@
 /// What a map client asks for: the box on screen and its zoom (`bbox=` and `zoom=`).
 public struct Viewport: Sendable, Equatable {
-    /// Web Mercator stops at ±85.0511°: a box beyond it is clamped there.
+    /// Web Mercator stops at ±85.0511°: a box beyond it is clamped there, both edges (a box
+    /// wholly north of it becomes its northern edge, never a box whose south is north of its
+    /// north). What lies beyond is drawn on that edge by any Web Mercator map, and clustered
+    /// there (`ClusterIndex.mercator`).
     public static let mercatorLatitude = 85.05112877980659
     public static let zoomRange = 0...24
 
@@ -51,8 +54,9 @@ public struct Viewport: Sendable, Equatable {
         guard Self.zoomRange.contains(zoom) else { throw FieldError("zoom", "must be between 0 and 24") }
         let size = tileSize ?? 512
         guard size == 256 || size == 512 else { throw FieldError("tile", "must be 256 or 512") }
-        self.init(minLongitude: values[0], minLatitude: max(values[1], -Self.mercatorLatitude),
-                  maxLongitude: values[2], maxLatitude: min(values[3], Self.mercatorLatitude), zoom: zoom, tileSize: size)
+        let limit = Self.mercatorLatitude
+        self.init(minLongitude: values[0], minLatitude: min(max(values[1], -limit), limit),
+                  maxLongitude: values[2], maxLatitude: min(max(values[3], -limit), limit), zoom: zoom, tileSize: size)
     }
 
     /// The zoom of 512-pixel tiles that draws this viewport's pixels: a 256-pixel tile at
