@@ -39,8 +39,8 @@ public struct Viewport: Sendable, Equatable {
         var values: [Double] = []
         for (i, part) in parts.enumerated() {
             let name = ["minLon", "minLat", "maxLon", "maxLat"][i]
-            guard Fields.isDecimal(String(part)), let v = Double(part), v.isFinite else {
-                throw FieldError("bbox", "\(name) must be a decimal number")
+            guard Self.isDegrees(part, integerDigits: i % 2 == 0 ? 3 : 2), let v = Double(part), v.isFinite else {
+                throw FieldError("bbox", "\(name) must be a plain decimal number of degrees (like -11.25: no exponent, no leading zeros)")
             }
             values.append(v)
         }
@@ -57,6 +57,23 @@ public struct Viewport: Sendable, Equatable {
         let limit = Self.mercatorLatitude
         self.init(minLongitude: values[0], minLatitude: min(max(values[1], -limit), limit),
                   maxLongitude: values[2], maxLatitude: min(max(values[3], -limit), limit), zoom: zoom, tileSize: size)
+    }
+
+    /// `[-+]?` digits, then `.` and digits or nothing: the bbox pattern of the OpenAPI spec,
+    /// whose ranges the caller checks. Why not `Fields.isDecimal`, as other text numbers:
+    /// that one takes exponents, `44.` and `.5`, which the spec's pattern for `bbox` does not
+    /// (an outside probe's `bbox=1e1,…` was answered 200). A longitude's integer part has
+    /// at most three digits, and a three-digit one starts with 1; a latitude's has two.
+    static func isDegrees(_ text: Substring, integerDigits: Int) -> Bool {
+        var rest = text.utf8[...]
+        if let sign = rest.first, sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") { rest = rest.dropFirst() }
+        let integer = rest.prefix { $0 >= 0x30 && $0 <= 0x39 }
+        guard (1...integerDigits).contains(integer.count) else { return false }
+        if integer.count == 3, integer.first != UInt8(ascii: "1") { return false }
+        rest = rest.dropFirst(integer.count)
+        guard let dot = rest.first else { return true }
+        guard dot == UInt8(ascii: "."), rest.count > 1 else { return false }
+        return rest.dropFirst().allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
     }
 
     /// The zoom of 512-pixel tiles that draws this viewport's pixels: a 256-pixel tile at
