@@ -1,3 +1,4 @@
+import FollaServices
 import FollaStore
 import PostgresNIO
 import FollaTestSupport
@@ -92,7 +93,7 @@ import Testing
             // (`DeviceRates`: no event's own time is kept). Six posts that straddle a window's
             // end rightly get 3 + 3: a CI run once did ([201, 201, 201, 201, 429, 429]). So the
             // posts start at least a minute before the window ends.
-            let window = 600.0
+            let window = RateLimiter.defaultWindow
             let left = window - Date().timeIntervalSince1970.truncatingRemainder(dividingBy: window)
             if left < 60 { try await Task.sleep(for: .seconds(left + 1)) }
             var statuses: [Int] = []

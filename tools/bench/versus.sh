@@ -25,9 +25,9 @@ WORK=${WORK:-/tmp/folla-versus}
 ROOT=$(pwd)
 export GROUPS_QUERY=${GROUPS_QUERY:-radius=200} GROUPS_POINT=${GROUPS_POINT:-}
 mkdir -p "$WORK"
-[ -x .build/release/folla ] || { echo "build first: swift build -c release --product folla" >&2; exit 64; }
 # Each binary runs where its resource bundles (the SQL migrations) are beside it.
 bin_current="$ROOT/.build/release/folla"
+[ -x "$bin_current" ] || { echo "build first: swift build -c release --product folla" >&2; exit 64; }
 
 # The baseline's binary is kept by commit, with its resource bundles: a second run (or
 # another BASELINE) builds only once.

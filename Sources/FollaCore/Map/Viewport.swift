@@ -54,9 +54,9 @@ public struct Viewport: Sendable, Equatable {
         guard Self.zoomRange.contains(zoom) else { throw FieldError("zoom", "must be between 0 and 24") }
         let size = tileSize ?? 512
         guard size == 256 || size == 512 else { throw FieldError("tile", "must be 256 or 512") }
-        let limit = Self.mercatorLatitude
-        self.init(minLongitude: values[0], minLatitude: min(max(values[1], -limit), limit),
-                  maxLongitude: values[2], maxLatitude: min(max(values[3], -limit), limit), zoom: zoom, tileSize: size)
+        let mercator = { (latitude: Double) in min(max(latitude, -Self.mercatorLatitude), Self.mercatorLatitude) }
+        self.init(minLongitude: values[0], minLatitude: mercator(values[1]),
+                  maxLongitude: values[2], maxLatitude: mercator(values[3]), zoom: zoom, tileSize: size)
     }
 
     /// `[-+]?` digits, then `.` and digits or nothing: the bbox pattern of the OpenAPI spec,

@@ -10,8 +10,10 @@ public struct RateLimiter: Sendable {
     public let kind: DeviceRates.Kind
     public let limit: Int
     public let window: TimeInterval
+    /// Ten minutes, the window of `--message-rate` and the reports' limit.
+    public static let defaultWindow: TimeInterval = 600
 
-    public init(store: DeviceRates, kind: DeviceRates.Kind, limit: Int, window: TimeInterval = 600) {
+    public init(store: DeviceRates, kind: DeviceRates.Kind, limit: Int, window: TimeInterval = defaultWindow) {
         self.store = store
         self.kind = kind
         self.limit = max(1, limit)
