@@ -185,6 +185,7 @@ struct Serve: AsyncParsableCommand {
         var services: [any Service] = []
         let location: DatabaseLocation
         var embedded: EmbeddedPostgres?
+        var embeddedService: EmbeddedPostgresService?
         if let url = database.resolvedDatabaseURL {
             // An external database may be down at start: the monitor migrates it once it answers.
             location = .url(url)
@@ -198,8 +199,9 @@ struct Serve: AsyncParsableCommand {
                 try? await pg.stop()
                 return
             }
-            services.append(EmbeddedPostgresService(postgres: pg, logger: logger))
-            embedded = pg
+            let service = EmbeddedPostgresService(postgres: pg, logger: logger)
+            services.append(service)
+            (embedded, embeddedService) = (pg, service)
         }
 
         var dbConfig = try location.configuration()
@@ -300,5 +302,7 @@ struct Serve: AsyncParsableCommand {
             return
         }
         try await serviceGroup.run()
+        // A cluster that had to be killed is a failed stop, whether or not the group said so.
+        if let failure = embeddedService?.stopFailure { throw failure }
     }
 }

@@ -1,6 +1,7 @@
 import FollaStore
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// Keeps the embedded cluster for as long as the server runs: a PostgreSQL that dies (a
 /// crash, an OOM kill, an operator's `pg_ctl stop`) is started again, with a log line, and
@@ -11,6 +12,21 @@ public struct EmbeddedPostgresService: Service {
     let postgres: EmbeddedPostgres
     let checkEvery: Duration
     let logger: Logger
+    private let failedStop = FailedStop()
+
+    /// Why a stop failed (`pg_ctl stop` gave up and the cluster was killed), or nil. Read it
+    /// once the service group has returned, and end with a failure if set.
+    ///
+    /// Why not rely on the error `run()` throws: after a shutdown's grace, ServiceLifecycle
+    /// (2.13) can finish the group without collecting it. When two other services end on the
+    /// cancellation while the group waits on this one, its shutdown loop moves past this
+    /// service, and the group returns without error once this one finishes. A frozen cluster
+    /// then ended the process with status 0 (seen in CI, session 38).
+    public var stopFailure: (any Error)? { failedStop.error.withLock { $0 } }
+
+    private final class FailedStop: Sendable {
+        let error = Mutex<(any Error)?>(nil)
+    }
 
     public init(postgres: EmbeddedPostgres, checkEvery: Duration = .milliseconds(500), logger: Logger) {
         self.postgres = postgres
@@ -39,6 +55,7 @@ public struct EmbeddedPostgresService: Service {
             // running, which would keep the next start from running beside it.
             logger.error("stopping the embedded PostgreSQL failed; killing it", metadata: ["error": "\(error)"])
             postgres.killAtOnce()
+            failedStop.error.withLock { $0 = error }
             throw error
         }
     }
