@@ -215,4 +215,53 @@ import Testing
             #expect(rows["closed"]?[0] == "40", "\(text)")
         }
     }
+
+    /// Bodies that stop short of their end, though what did arrive is a whole request: a
+    /// `Content-Length` never filled, and chunks without their last. Each is answered 408, and
+    /// then (sent after the 408 has been read) the connection is left to close.
+    static let unfinishedBodies = #"""
+        import socket, sys, time
+        port = int(sys.argv[1])
+        def ask(name, head, body):
+            s = socket.create_connection(("127.0.0.1", port)); s.settimeout(10)
+            s.sendall(head + body)
+            got = b""
+            while b"\r\n\r\n" not in got:
+                chunk = s.recv(4096)
+                if not chunk: break
+                got += chunk
+            print(name + "|" + got.split(b"\r\n")[0].decode(), flush=True)
+            time.sleep(1.5)
+            s.close()
+        body = b'{"device_id":"00000000000000000000000000000000000000b1","lat":33.1001,"lon":11.4}'
+        ask("content-length", b"POST /v1/checkins HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n", body)
+        body = body.replace(b"b1", b"b2")
+        ask("chunked", b"POST /v1/checkins HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+            b"%x\r\n" % len(body) + body + b"\r\n")
+        """#
+
+    /// A request answered 408 because its body did not all arrive changes nothing, even when
+    /// what did arrive is a whole request: before, the route went on with the part it had once
+    /// the connection closed, and wrote it (an outside probe, session 39: a check-in and a
+    /// message stored after their 408, so that a client retrying without a key posted twice).
+    @Test func aBodyAnsweredTooSlowIsNotWritten() async throws {
+        try await TestCluster.withDatabase { db, location in
+            guard case let .socket(path, user, database) = location else { return }
+            let dir = (path as NSString).deletingLastPathComponent
+            let server = try ServerProcess([
+                "--database-url", "postgres://\(user)@localhost/\(database)?host=\(dir)",
+                "--secret", "limits-test-secret-0123456789", "--body-timeout", "1",
+            ])
+            let port = try await server.ready()
+            let run = try await ExternalProcess.run("/usr/bin/env", ["python3", "-c", Self.unfinishedBodies, "\(port)"], deadline: 60)
+            // What the server would still do with them, it has done by the time it has stopped.
+            await server.stop()
+            let text = run.output + run.errors + "\nthe server's log:\n" + server.log.suffix(3000)
+            #expect(run.output.contains("content-length|HTTP/1.1 408"), "\(text)")
+            #expect(run.output.contains("chunked|HTTP/1.1 408"), "\(text)")
+            let rows = try await db.query("SELECT count(*)::int FROM device WHERE ST_Y(position::geometry) > 33 AND ST_Y(position::geometry) < 34",
+                                          logger: TestCluster.logger).collect()
+            #expect(try rows[0].decode(Int.self) == 0, "a check-in answered 408 was written\n\(text)")
+        }
+    }
 }

@@ -50,12 +50,8 @@ else
 fi
 
 PORT=8097
-server=
-stop() {
-  if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
-  server=
-}
-trap stop EXIT
+. "$ROOT/tools/bench/server.sh"
+trap stop_server EXIT
 
 # Starts build $1 on its own data dir, filled with populate.sql's 45 000 phones when it is
 # not yet, or was more than 20 hours ago (`--presence-ttl` is at most a day: older phones
@@ -65,32 +61,18 @@ start() {
   local fresh=0
   [ -n "$(find "$data/.populated" -mmin -1200 2>/dev/null)" ] || { rm -rf "$data"; fresh=1; }
   local bin="bin_$build"
-  "${!bin}" serve --port $PORT --data-dir "$data" --log-level error --presence-ttl 86400 \
-    > "$WORK/serve-$build.log" 2>&1 &
-  server=$!
-  for _ in $(seq 300); do curl -sf localhost:$PORT/readyz > /dev/null && break; sleep 0.2; done
-  curl -sf localhost:$PORT/readyz > /dev/null || { echo "$build did not start: $WORK/serve-$build.log" >&2; exit 1; }
+  start_server "${!bin}" "$data" "$WORK/serve-$build.log"
   if [ $fresh = 1 ]; then
-    local psql=(psql -q -v ON_ERROR_STOP=1 -h "$data/pg" -U postgres folla)
-    if [ "$(id -u)" = 0 ]; then psql=(runuser -u postgres -- "${psql[@]}"); fi
-    # (On stdin: the postgres user may not be able to read a checkout under /root.)
-    "${psql[@]}" -v devices=45000 < "$ROOT/tools/bench/populate.sql" > /dev/null
-    "${psql[@]}" -c 'VACUUM ANALYZE' > /dev/null
+    bench_psql "$data" -v devices=45000 < "$ROOT/tools/bench/populate.sql" > /dev/null
+    bench_psql "$data" -c 'VACUUM ANALYZE' > /dev/null
     touch "$data/.populated"
     # Restarted, so that what the bulk load left running (autovacuum, the read model taking
     # it in) is not measured in the first round.
-    stop
+    stop_server
     start "$build"
   fi
 }
 
-# CPU ticks (user + system) of process $1, and with $2 = children also those of its reaped
-# children (a backend that exits between two readings is counted through the postmaster).
-# Fields after the command's closing parenthesis: a command may hold spaces.
-ticks() {
-  local stat; stat=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
-  echo "${stat##*) }" | awk -v c="${2:-}" '{ print $12 + $13 + (c ? $14 + $15 : 0) }'
-}
 # ... of the server's PostgreSQL: the postmaster with its reaped children, and every live child.
 pg_ticks() {
   local postmaster sum
@@ -121,6 +103,6 @@ for round in $(seq "$ROUNDS"); do
     awk -v b=$build -v r="$round" -v n="$n" -v s=$((s1 - s0)) -v p=$((p1 - p0)) -v hz="$hz" -v w="$summary" 'BEGIN {
       ms = 1000 / hz / n
       printf "%-9s %5d %10.4f %10.4f %10.4f  %s\n", b, r, s * ms, p * ms, (s + p) * ms, w }'
-    stop
+    stop_server
   done
 done

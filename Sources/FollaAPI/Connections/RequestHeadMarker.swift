@@ -260,6 +260,12 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
             marker.bodyTimer = nil
             guard marker.requestOpen, !marker.dropping else { return }
             marker.refuse(.bodyTooSlow, context)
+            // The route waiting for the rest of the body must fail, not go on with the part it
+            // has: once the connection closed, its body simply ended, and a part that was a
+            // whole request (a `Content-Length` never filled, chunks without their last) was
+            // written after its 408 (an outside probe, session 39). The same refusal, so that
+            // its access-log line says 408 too (the answer the route makes goes nowhere).
+            context.fireErrorCaught(Problem.tooSlow("body", within: marker.limits.bodyTimeout))
         }
     }
 }
