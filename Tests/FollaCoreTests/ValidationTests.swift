@@ -44,7 +44,10 @@ import Testing
                       // Invisible only (outside probe, session 35: taken and shown as blank entries).
                       "\u{200B}\u{200B}", "\u{3164}", "\u{2800}", "\u{200D}\u{FE0F}", " \u{2060}\u{115F} ", "\u{AD}", "\u{180B}\u{180F}",
                       // Bidirectional overrides, embeddings and isolates (shown reordered on walls).
-                      "\u{202E}abc", "ab\u{202A}c", "x\u{2066}y\u{2069}"])
+                      "\u{202E}abc", "ab\u{202A}c", "x\u{2066}y\u{2069}",
+                      // Controls at either end, which trimming took away (outside probe, session 39):
+                      // the contract's pattern refuses them wherever they stand.
+                      "a\u{85}", "a\u{0B}", "a\u{0C}", "a\r", "a\r\n", "\u{85}a", "\r\na"])
     func rejects(_ text: String) {
         #expect(throws: FieldError.self) { try MessageText(text) }
     }
@@ -57,10 +60,15 @@ import Testing
     }
 
     /// The same rules for a venue's name (no newline there).
-    @Test func venueNamesFollowTheSameRules() {
+    @Test func venueNamesFollowTheSameRules() throws {
         #expect(TextRules.problem(with: "\u{3164}", newlines: false) != nil)
         #expect(TextRules.problem(with: "Piazza\u{202E}", newlines: false)?.contains("U+202E") == true)
         #expect(TextRules.problem(with: "Piazza Maggiore", newlines: false) == nil)
+        let square: [Coordinate] = [.init(latitude: 44, longitude: 11), .init(latitude: 44, longitude: 11.001),
+                                    .init(latitude: 44.001, longitude: 11.001), .init(latitude: 44, longitude: 11)]
+        #expect(throws: FieldError.self) { try VenueDefinition(slug: "piazza", name: "ab\u{85}", ring: square) }
+        #expect(throws: FieldError.self) { try VenueDefinition(slug: "piazza", name: "ab\n", ring: square) }
+        #expect(try VenueDefinition(slug: "piazza", name: "  Piazza Maggiore ", ring: square).name == "Piazza Maggiore")
     }
 }
 

@@ -17,7 +17,8 @@ public struct MessageText: Hashable, Sendable {
         guard length <= Self.maxLength else {
             throw FieldError(field, "must be at most \(Self.maxLength) characters (Unicode code points; got \(length))")
         }
-        if let problem = TextRules.problem(with: trimmed, newlines: true) { throw FieldError(field, problem) }
+        // As sent: a control character at either end is refused, not trimmed away.
+        if let problem = TextRules.problem(with: raw, newlines: true) { throw FieldError(field, problem) }
         self.text = trimmed
     }
 }

@@ -44,7 +44,9 @@ public enum TextRules {
 
     /// The first rule `text` breaks, as a sentence about the field; nil when it keeps them.
     /// - Parameters:
-    ///   - text: trimmed.
+    ///   - text: as sent, not trimmed: the contract's patterns refuse a control character
+    ///     wherever it stands, and trimming took U+0085, VT, FF and CR off either end (an
+    ///     outside probe, session 39: "a\u{85}" was taken as "a").
     ///   - newlines: whether newline and tab are allowed.
     public static func problem(with text: String, newlines: Bool) -> String? {
         if let bad = text.unicodeScalars.first(where: { isForbidden($0, newlines: newlines) }) {

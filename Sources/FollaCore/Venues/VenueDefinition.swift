@@ -24,7 +24,8 @@ public struct VenueDefinition: Sendable, Equatable {
         guard (1...120).contains(trimmed.unicodeScalars.count) else {
             throw FieldError("name", "must be 1–120 characters (Unicode code points; got \(trimmed.unicodeScalars.count))")
         }
-        if let problem = TextRules.problem(with: trimmed, newlines: false) { throw FieldError("name", problem) }
+        // As sent: a control character at either end is refused, not trimmed away.
+        if let problem = TextRules.problem(with: name, newlines: false) { throw FieldError("name", problem) }
         guard ring.count >= 4 else { throw FieldError("area", "a polygon ring needs at least 4 positions (closed)") }
         guard ring.count <= Self.maxVertices else { throw FieldError("area", "at most \(Self.maxVertices) positions") }
         guard ring.first == ring.last else { throw FieldError("area", "the ring must be closed (last position equal to the first)") }
