@@ -1,4 +1,5 @@
 import FollaStore
+import PostgresNIO
 import FollaTestSupport
 import Foundation
 import Testing
@@ -143,6 +144,36 @@ import Testing
                 try await CurlAnswer.fetch("http://127.0.0.1:\(port)/v1/groups?lat=44.4938&lon=11.343")
             }
             #expect(groupsBack <= 10, "groups resumed \(groupsBack) s after the database")
+            #expect(await server.stop() == 0)
+        }
+    }
+
+    /// A database that answers but cannot commit: every commit waits for a synchronous
+    /// standby that does not exist (a lost standby; a stalled WAL flush is the same to the
+    /// server). Reads answer, so a probe that only reads found it well, `/readyz` said ready,
+    /// and writes waited without an answer (an outside probe, session 39: a backend frozen in
+    /// its WAL flush held messages and check-outs for over 120 s). Now the probe commits:
+    /// writes get a 503, `/readyz` says why, and service resumes with the commits.
+    @Test func databaseThatCannotCommitIsAnOutage() async throws {
+        try await Self.withServedCluster { pg, server, port in
+            let admin = DatabaseLocation.socket(path: pg.socketPath, user: EmbeddedPostgres.superuser, database: "postgres")
+            func setStandby(_ value: String?) async throws {
+                try await PostgresClient.with(try admin.configuration(), logger: TestCluster.logger) { client in
+                    let set = value.map { "ALTER SYSTEM SET synchronous_standby_names = '\($0)'" } ?? "ALTER SYSTEM RESET synchronous_standby_names"
+                    _ = try await client.query(PostgresQuery(unsafeSQL: set), logger: TestCluster.logger)
+                    _ = try await client.query("SELECT pg_reload_conf()", logger: TestCluster.logger)
+                }
+            }
+            try await setStandby("nowhere")
+            let stalled = try await Self.checkIn(port, 2)
+            #expect(stalled.status == 503 && stalled.seconds <= 8, "check-in: \(stalled.status) after \(stalled.seconds) s\n\(server.log.suffix(3000))")
+            let ready = try await CurlAnswer.fetch("http://127.0.0.1:\(port)/readyz")
+            #expect(ready.status == 503 && ready.seconds <= 7, "readyz: \(ready.status) after \(ready.seconds) s")
+            let refused = try await Self.checkIn(port, 3)
+            #expect(refused.status == 503 && refused.seconds <= 2, "refused: \(refused.status) after \(refused.seconds) s")
+            try await setStandby(nil)
+            let resumed = try await Self.secondsUntilServed(within: 30) { try await Self.checkIn(port, 4) }
+            #expect(resumed <= 10, "service resumed \(resumed) s after the commits; the server's log:\n\(server.log.suffix(4000))")
             #expect(await server.stop() == 0)
         }
     }

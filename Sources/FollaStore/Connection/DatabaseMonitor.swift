@@ -28,6 +28,9 @@ public final class DatabaseMonitor: Sendable {
         /// deadline is for one that hangs, and is long enough that a busy machine is not
         /// mistaken for an outage.
         public var deadline: Duration = .seconds(2)
+        /// How long an open connection whose probes are late is kept before a new one is
+        /// tried (see `watch()`).
+        public var keepLate: Duration = .seconds(30)
         /// Reconnection pauses grow from the first to the last.
         public var backoff: ClosedRange<Double> = 0.25...2
         /// While unavailable, a warning is logged at least this often.
@@ -192,11 +195,18 @@ public final class DatabaseMonitor: Sendable {
                 try? await sleep(settings.interval)
             } catch {
                 if Task.isCancelled { break }
-                // Closed without waiting: a connection whose server vanished can take long to close.
-                if let lost = connection { Task { try? await lost.close() } }
-                connection = nil
-                failures += 1
                 if downSince == nil { downSince = .now }
+                // An open connection whose probe is late is kept for the next one (queued
+                // behind it) for a while: a database that cannot commit holds the probe of
+                // every new connection too, and reconnecting piled up a waiting backend every
+                // couple of seconds for as long as it lasted. Past `keepLate` (a server gone
+                // silent without closing the connection), or once closed, a new one; closed
+                // without waiting: a connection whose server vanished can take long to close.
+                if let lost = connection, lost.isClosed || downSince.map({ .now - $0 >= settings.keepLate }) ?? true {
+                    Task { try? await lost.close() }
+                    connection = nil
+                }
+                failures += 1
                 let reason = Self.describe(error)
                 setAvailable(false, reason: reason)
                 let now = ContinuousClock.now
@@ -223,9 +233,16 @@ public final class DatabaseMonitor: Sendable {
         let (logger, deadline, retry, takesWrites) = (self.logger, settings.deadline, retryAfterSeconds, settings.takesWrites)
         try await FirstResult<Void>().race({
             let rows = try await connection.query("SELECT current_setting('transaction_read_only')", logger: logger).collect()
-            if takesWrites, try rows.first?.decode(String.self) == "on" {
+            guard takesWrites else { return }
+            if try rows.first?.decode(String.self) == "on" {
                 throw DatabaseUnavailable(reason: PSQLError.readOnlyReason, retryAfterSeconds: retry)
             }
+            // A write, committed as every write is (SQL/0033): a database that answers reads
+            // but cannot commit (a stalled WAL flush, a lost synchronous standby) held every
+            // write without an answer while the read above passed and `/readyz` said ready.
+            _ = try await connection.query(
+                "INSERT INTO monitor_heartbeat (at) VALUES (now()) ON CONFLICT (id) DO UPDATE SET at = excluded.at",
+                logger: logger).collect()
         }, against: [{
             // A connection the server closed fails at once (a query on it was seen never to
             // return); a live one that does not answer fails at the deadline.
