@@ -223,6 +223,9 @@ struct Serve: AsyncParsableCommand {
             _ = try await connection.query("SET lock_timeout = 0", logger: logger).collect()
             try await migrator.migrate(on: connection, logger: logger)
             try await HeldMessages.hold(for: privacy, on: connection, logger: logger)
+            // Then the pool's lock timeout again: the monitor's probes write a row that every
+            // instance writes, and must not wait on it for longer than a request would.
+            _ = try await connection.query("RESET lock_timeout", logger: logger).collect()
             // Before the database is first reported available, so before `/readyz` says ready:
             // the first second's check-ins then meet no connection planning its first batch.
             // A failure only costs that second's latency: logged, and readiness goes on.

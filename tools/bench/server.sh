@@ -17,6 +17,8 @@ start_server() {
   server=$!
   for _ in $(seq 300); do curl -sf "localhost:$PORT/readyz" > /dev/null && break; sleep 0.2; done
   curl -sf "localhost:$PORT/readyz" > /dev/null || { echo "the server did not start: $log" >&2; exit 1; }
+  # Ours, not one left on the port by an earlier run (whose CPU would not be this one's).
+  kill -0 "$server" 2> /dev/null || { echo "the server exited (another holds port $PORT?): $log" >&2; exit 1; }
 }
 
 # psql on the embedded cluster of data dir $1, stopping at the first error; the rest of the

@@ -51,6 +51,8 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
     private var pending: Refusal?
     /// A refusal has been written: whatever the routes still write is dropped.
     private var outputDone = false
+    /// The open request's body stalled and was refused (408): its route is failed at the close.
+    private var bodyStalled = false
     /// Dropping a response that answers no request (Hummingbird's empty 400 for a body that
     /// did not parse, after the route had answered without reading it).
     private var unsolicited = false
@@ -260,12 +262,22 @@ final class RequestHeadMarker: ChannelDuplexHandler, RemovableChannelHandler {
             marker.bodyTimer = nil
             guard marker.requestOpen, !marker.dropping else { return }
             marker.refuse(.bodyTooSlow, context)
-            // The route waiting for the rest of the body must fail, not go on with the part it
-            // has: once the connection closed, its body simply ended, and a part that was a
-            // whole request (a `Content-Length` never filled, chunks without their last) was
-            // written after its 408 (an outside probe, session 39). The same refusal, so that
-            // its access-log line says 408 too (the answer the route makes goes nowhere).
-            context.fireErrorCaught(Problem.tooSlow("body", within: marker.limits.bodyTimeout))
+            marker.bodyStalled = true
         }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        // The route waiting for the rest of a stalled body must fail, not go on with the part
+        // it has: once the connection closed, its body simply ended, and a part that was a
+        // whole request (a `Content-Length` never filled, chunks without their last) was
+        // written after its 408 (an outside probe, session 39). At the close, not when the
+        // 408 is written: a route that fails closes the connection at once, with no linger,
+        // and a client still sending would get a reset that could cost it the 408. The same
+        // refusal, so that its access-log line says 408 too (its answer goes nowhere).
+        if bodyStalled {
+            bodyStalled = false
+            context.fireErrorCaught(Problem.tooSlow("body", within: limits.bodyTimeout))
+        }
+        context.fireChannelInactive()
     }
 }

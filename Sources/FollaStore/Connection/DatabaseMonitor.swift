@@ -9,8 +9,8 @@ import Synchronization
 /// keeps trying to reconnect (PostgresNIO's pool queues a lease for as long as it takes:
 /// clients hung 11–62 s before this existed).
 ///
-/// It keeps one connection of its own, outside the pool, and asks it `SELECT 1` every half
-/// second: a probe that fails, finds the connection closed, or is late (2 s) drops the
+/// It keeps one connection of its own, outside the pool, and probes it every half second (a
+/// read and a committed write: `probe`): a probe that fails, finds the connection closed, or is late (2 s) drops the
 /// connection and marks the database unavailable; it then reconnects with a growing pause (0.25 s up to 2 s, so
 /// service resumes within about 2 s of the database coming back). Before it reports the
 /// database available the first time, `prepare` must have succeeded on its connection
@@ -28,9 +28,6 @@ public final class DatabaseMonitor: Sendable {
         /// deadline is for one that hangs, and is long enough that a busy machine is not
         /// mistaken for an outage.
         public var deadline: Duration = .seconds(2)
-        /// How long an open connection whose probes are late is kept before a new one is
-        /// tried (see `watch()`).
-        public var keepLate: Duration = .seconds(30)
         /// Reconnection pauses grow from the first to the last.
         public var backoff: ClosedRange<Double> = 0.25...2
         /// While unavailable, a warning is logged at least this often.
@@ -70,10 +67,10 @@ public final class DatabaseMonitor: Sendable {
 
     private let state = Mutex(State())
     private let configuration: PostgresConnection.Configuration
-    private let settings: Settings
+    let settings: Settings
     private let prepare: @Sendable (PostgresConnection) async throws -> Void
     private let recovered: @Sendable () -> Void
-    private let logger: Logger
+    let logger: Logger
 
     /// - Parameters:
     ///   - client: the pool's configuration; the monitor connects to the same server the same way.
@@ -165,9 +162,12 @@ public final class DatabaseMonitor: Sendable {
         var lastWarning: ContinuousClock.Instant?
         var failures = 0
         var downSince: ContinuousClock.Instant?
+        var seen = SeenBackend()
+        var abandoned: [SeenBackend.Backend] = []
         while !Task.isCancelled {
             do {
                 if connection == nil {
+                    seen = SeenBackend()
                     connection = try await PostgresConnection.connect(
                         configuration: configuration, id: 0, logger: logger)
                 }
@@ -183,7 +183,8 @@ public final class DatabaseMonitor: Sendable {
                     try await prepare(connection)
                     prepared = true
                 }
-                try await probe(connection)
+                try await probe(connection, seen: seen, ending: abandoned)
+                abandoned.removeAll()
                 if failures > 0 {
                     logger.notice("the database is reachable again", metadata: ["failedProbes": "\(failures)"])
                     if renew { recovered() }
@@ -196,16 +197,17 @@ public final class DatabaseMonitor: Sendable {
             } catch {
                 if Task.isCancelled { break }
                 if downSince == nil { downSince = .now }
-                // An open connection whose probe is late is kept for the next one (queued
-                // behind it) for a while: a database that cannot commit holds the probe of
-                // every new connection too, and reconnecting piled up a waiting backend every
-                // couple of seconds for as long as it lasted. Past `keepLate` (a server gone
-                // silent without closing the connection), or once closed, a new one; closed
-                // without waiting: a connection whose server vanished can take long to close.
-                if let lost = connection, lost.isClosed || downSince.map({ .now - $0 >= settings.keepLate }) ?? true {
+                // Closed without waiting: a connection whose server vanished can take long to close.
+                if let lost = connection {
+                    // An open one's backend may still wait on a commit that never comes (a lost
+                    // synchronous standby), holding the heartbeat's row, and would not see the
+                    // close: it is ended from the next connection, or each reconnection piled up
+                    // another waiting backend (22 to 28 in 20 s). One stuck in a stalled WAL
+                    // flush ends only once the flush does.
+                    if !lost.isClosed, let backend = seen.backend, abandoned.count < 64 { abandoned.append(backend) }
                     Task { try? await lost.close() }
-                    connection = nil
                 }
+                connection = nil
                 failures += 1
                 let reason = Self.describe(error)
                 setAvailable(false, reason: reason)
@@ -222,39 +224,6 @@ public final class DatabaseMonitor: Sendable {
             }
         }
         try? await connection?.close()
-    }
-
-    // MARK: - Probing
-
-    /// `SELECT 1` within the deadline. The query runs in a task of its own that is not waited
-    /// for: on a connection whose server was killed it was seen never to return, and a
-    /// structured child would hold the monitor with it.
-    private func probe(_ connection: PostgresConnection) async throws {
-        let (logger, deadline, retry, takesWrites) = (self.logger, settings.deadline, retryAfterSeconds, settings.takesWrites)
-        try await FirstResult<Void>().race({
-            let rows = try await connection.query("SELECT current_setting('transaction_read_only')", logger: logger).collect()
-            guard takesWrites else { return }
-            if try rows.first?.decode(String.self) == "on" {
-                throw DatabaseUnavailable(reason: PSQLError.readOnlyReason, retryAfterSeconds: retry)
-            }
-            // A write, committed as every write is (SQL/0033): a database that answers reads
-            // but cannot commit (a stalled WAL flush, a lost synchronous standby) held every
-            // write without an answer while the read above passed and `/readyz` said ready.
-            _ = try await connection.query(
-                "INSERT INTO monitor_heartbeat (at) VALUES (now()) ON CONFLICT (id) DO UPDATE SET at = excluded.at",
-                logger: logger).collect()
-        }, against: [{
-            // A connection the server closed fails at once (a query on it was seen never to
-            // return); a live one that does not answer fails at the deadline.
-            let end = ContinuousClock.now + deadline
-            while ContinuousClock.now < end, !connection.isClosed {
-                try await Task.sleep(for: .milliseconds(25))
-            }
-            throw DatabaseUnavailable(
-                reason: connection.isClosed ? "the database closed the connection"
-                    : "the database did not answer within \(deadline)",
-                retryAfterSeconds: retry)
-        }])
     }
 
     /// Sleeps, but wakes early when a request saw a connection fail.
