@@ -159,11 +159,7 @@ import Testing
 
     @Test func slowAndOversizedHeadsAreBounded() async throws {
         try await TestCluster.withDatabase { _, location in
-            guard case let .socket(path, user, database) = location else { return }
-            let dir = (path as NSString).deletingLastPathComponent
-            let server = try ServerProcess([
-                "--database-url", "postgres://\(user)@localhost/\(database)?host=\(dir)",
-                "--secret", "limits-test-secret-0123456789",
+            let server = try ServerProcess.on(location, [
                 "--head-timeout", "1", "--body-timeout", "1", "--idle-timeout", "2", "--max-connections", "20",
             ])
             // Ready, not only bound: a first probe of the database that a loaded box makes late
@@ -246,12 +242,7 @@ import Testing
     /// message stored after their 408, so that a client retrying without a key posted twice).
     @Test func aBodyAnsweredTooSlowIsNotWritten() async throws {
         try await TestCluster.withDatabase { db, location in
-            guard case let .socket(path, user, database) = location else { return }
-            let dir = (path as NSString).deletingLastPathComponent
-            let server = try ServerProcess([
-                "--database-url", "postgres://\(user)@localhost/\(database)?host=\(dir)",
-                "--secret", "limits-test-secret-0123456789", "--body-timeout", "1",
-            ])
+            let server = try ServerProcess.on(location, ["--body-timeout", "1"])
             let port = try await server.ready()
             let run = try await ExternalProcess.run("/usr/bin/env", ["python3", "-c", Self.unfinishedBodies, "\(port)"], deadline: 60)
             // What the server would still do with them, it has done by the time it has stopped.

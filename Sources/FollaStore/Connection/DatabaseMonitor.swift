@@ -196,7 +196,6 @@ public final class DatabaseMonitor: Sendable {
                 try? await sleep(settings.interval)
             } catch {
                 if Task.isCancelled { break }
-                if downSince == nil { downSince = .now }
                 // Closed without waiting: a connection whose server vanished can take long to close.
                 if let lost = connection {
                     // An open one's backend may still wait on a commit that never comes (a lost
@@ -209,6 +208,7 @@ public final class DatabaseMonitor: Sendable {
                 }
                 connection = nil
                 failures += 1
+                if downSince == nil { downSince = .now }
                 let reason = Self.describe(error)
                 setAvailable(false, reason: reason)
                 let now = ContinuousClock.now
