@@ -97,12 +97,12 @@ import Testing
             // Repeated form field, nested or broken XML.
             #expect(try await f.post("/v1/checkins", "device_id=0123456789abcdef0123&lat=44&lat=45&lon=11",
                                      contentType: "application/x-www-form-urlencoded").status == .badRequest)
-            #expect(try await f.post("/v1/checkins", "<c><lat><x>1</x></lat></c>", contentType: "application/xml").status == .badRequest)
-            #expect(try await f.post("/v1/checkins", "<c><lat>1</lat>", contentType: "application/xml").status == .badRequest)
+            #expect(try await f.post("/v1/checkins", "<checkin><lat><x>1</x></lat></checkin>", contentType: "application/xml").status == .badRequest)
+            #expect(try await f.post("/v1/checkins", "<checkin><lat>1</lat>", contentType: "application/xml").status == .badRequest)
             // An external entity is not resolved.
             let xxe = """
-                <?xml version="1.0"?><!DOCTYPE c [<!ENTITY x SYSTEM "file:///etc/passwd">]>
-                <c><device_id>0123456789abcdef0123</device_id><lat>44</lat><lon>11</lon><message>&x;</message></c>
+                <?xml version="1.0"?><!DOCTYPE checkin [<!ENTITY x SYSTEM "file:///etc/passwd">]>
+                <checkin><device_id>0123456789abcdef0123</device_id><lat>44</lat><lon>11</lon><message>&x;</message></checkin>
                 """
             let xr = try await f.post("/v1/checkins", xxe, contentType: "application/xml")
             #expect(xr.status == .badRequest)

@@ -54,12 +54,15 @@ enum RequestBodyFormat: CaseIterable {
         return String(decoding: bytes.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 32 : $0 }, as: UTF8.self)
     }
 
-    func decode(_ body: ByteBuffer) throws(Problem) -> Fields {
+    /// - Parameters:
+    ///   - body: the request's body.
+    ///   - xmlRoot: the root element an XML body must have (the contract's `xml.name`).
+    func decode(_ body: ByteBuffer, xmlRoot: String?) throws(Problem) -> Fields {
         let bytes = Data(buffer: body)
         switch self {
         case .json: return try JSONFieldDecoder.decode(bytes)
         case .form: return try FormFieldDecoder.decode(bytes)
-        case .xml: return try XMLFieldDecoder.decode(bytes)
+        case .xml: return try XMLFieldDecoder.decode(bytes, root: xmlRoot)
         }
     }
 }
@@ -68,10 +71,13 @@ extension Request {
     /// The request's fields, from a body of at most `limit` bytes.
     /// - Parameters:
     ///   - limit: the most bytes the body may have (a 413 past it).
+    ///   - xmlRoot: the root element of an XML body, as the endpoint's schema names it
+    ///     (`xml.name`); nil only where the endpoint takes no XML.
     ///   - accepted: the body formats the endpoint takes (a 415 for any other).
-    mutating func decodeFields(limit: Int, accepting accepted: [RequestBodyFormat] = RequestBodyFormat.allCases) async throws -> Fields {
+    mutating func decodeFields(limit: Int, xmlRoot: String? = nil,
+                               accepting accepted: [RequestBodyFormat] = RequestBodyFormat.allCases) async throws -> Fields {
         let (format, body) = try await checkedBody(limit: limit, accepting: accepted)
-        return try format.decode(body)
+        return try format.decode(body, xmlRoot: xmlRoot)
     }
 
     /// The body of a write, once its headers say it can be read: a format the endpoint takes

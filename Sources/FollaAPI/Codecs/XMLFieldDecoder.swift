@@ -5,7 +5,9 @@ import FoundationXML
 #endif
 
 /// `<checkin><lat>44.49</lat>…</checkin>` → `Fields`: one level of child elements under
-/// any root. DTDs and entities are refused outright; so are nesting and repeats.
+/// the root the endpoint's contract names (its schema's `xml.name`: `<checkin>`,
+/// `<message>`, `<report>`; any other root was taken as the same request). DTDs and
+/// entities are refused outright; so are nesting and repeats.
 ///
 /// UTF-8 only, and said so: a parser that honours a byte-order mark or an `encoding=`
 /// declaration reads UTF-16, UTF-32 or UTF-7, where a `<!DOCTYPE` is not the bytes the DTD
@@ -13,7 +15,10 @@ import FoundationXML
 /// UTF-8 and garbled. So the bytes must be UTF-8 without NUL or other C0 controls, and a
 /// declaration may only name UTF-8; then the refusal sees what the parser will see.
 enum XMLFieldDecoder {
-    static func decode(_ data: Data) throws(Problem) -> Fields {
+    /// - Parameters:
+    ///   - data: the body.
+    ///   - root: the root element's name the contract gives; nil takes any root.
+    static func decode(_ data: Data, root: String?) throws(Problem) -> Fields {
         guard let text = String(validating: data, as: UTF8.self) else {
             throw Problem.onlyUTF8("the body is not valid UTF-8")
         }
@@ -29,7 +34,7 @@ enum XMLFieldDecoder {
         if text.range(of: "<!DOCTYPE", options: .caseInsensitive) != nil || text.range(of: "<!ENTITY", options: .caseInsensitive) != nil {
             throw Problem.malformed("document type declarations and entities are not accepted")
         }
-        let collector = FlatElementCollector()
+        let collector = FlatElementCollector(root: root)
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
         parser.delegate = collector
@@ -57,15 +62,22 @@ private final class FlatElementCollector: NSObject, XMLParserDelegate {
     var problem: Problem?
     var sawRoot = false
     var rootClosed = false
+    private let root: String?
     private var depth = 0
     private var current: String?
     private var text = ""
+
+    init(root: String?) {
+        self.root = root
+    }
 
     func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
         guard !rootClosed else { return fail(parser, "a second root element <\(name)> follows the first") }
         depth += 1
         switch depth {
-        case 1: sawRoot = true
+        case 1:
+            if let root, name != root { return fail(parser, "the root element is <\(name)>; send <\(root)>") }
+            sawRoot = true
         case 2:
             guard values[name] == nil else { return fail(parser, "element <\(name)> is given more than once") }
             current = name

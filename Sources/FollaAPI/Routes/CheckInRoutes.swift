@@ -17,7 +17,7 @@ struct CheckInRoutes {
             let include = try search.string("include")
             guard include == nil || include == "groups" else { throw FieldError("include", "must be groups") }
             var request = request
-            let checkIn = try CheckInRequest(fields: try await request.decodeFields(limit: deps.limits.maxBodyBytes))
+            let checkIn = try CheckInRequest(fields: try await request.decodeFields(limit: deps.limits.maxBodyBytes, xmlRoot: "checkin"))
             var query = GroupQuery(centre: checkIn.position)
             try query.apply(search)
             let answer = try await deps.checkIns.checkIn(checkIn, network: context.clientNetwork)

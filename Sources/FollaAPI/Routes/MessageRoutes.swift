@@ -12,7 +12,7 @@ struct MessageRoutes {
         // post from nowhere answered sooner than one from somewhere).
         groups.heldQueryFree.post("messages") { request, _ in
             var request = request
-            let fields = try await request.decodeFields(limit: deps.limits.maxBodyBytes)
+            let fields = try await request.decodeFields(limit: deps.limits.maxBodyBytes, xmlRoot: "message")
             try fields.rejectUnknown(allowed: ["device_id", "text"])
             let device = try DeviceID(fields.requiredString("device_id"))
             let text = try MessageText(fields.requiredString("text"), field: "text")
@@ -42,7 +42,7 @@ struct MessageRoutes {
         groups.heldQueryFree.post("messages/:message_id/reports") { request, context in
             let id = try context.positiveID("message_id")
             var request = request
-            let fields = try await request.decodeFields(limit: deps.limits.maxBodyBytes)
+            let fields = try await request.decodeFields(limit: deps.limits.maxBodyBytes, xmlRoot: "report")
             try fields.rejectUnknown(allowed: ["device_id"])
             let device = try DeviceID(fields.requiredString("device_id"))
             switch try await deps.checkIns.report(id, by: device) {
