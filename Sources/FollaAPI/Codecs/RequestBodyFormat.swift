@@ -56,13 +56,16 @@ enum RequestBodyFormat: CaseIterable {
 
     /// - Parameters:
     ///   - body: the request's body.
-    ///   - xmlRoot: the root element an XML body must have (the contract's `xml.name`).
+    ///   - xmlRoot: the root element an XML body must have (the contract's `xml.name`); nil
+    ///     takes none, so a route that forgot to name it refuses XML rather than taking any root.
     func decode(_ body: ByteBuffer, xmlRoot: String?) throws(Problem) -> Fields {
         let bytes = Data(buffer: body)
         switch self {
         case .json: return try JSONFieldDecoder.decode(bytes)
         case .form: return try FormFieldDecoder.decode(bytes)
-        case .xml: return try XMLFieldDecoder.decode(bytes, root: xmlRoot)
+        case .xml:
+            guard let xmlRoot else { throw Problem.malformed("this endpoint names no XML root; send another format") }
+            return try XMLFieldDecoder.decode(bytes, root: xmlRoot)
         }
     }
 }

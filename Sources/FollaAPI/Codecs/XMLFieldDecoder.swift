@@ -17,8 +17,8 @@ import FoundationXML
 enum XMLFieldDecoder {
     /// - Parameters:
     ///   - data: the body.
-    ///   - root: the root element's name the contract gives; nil takes any root.
-    static func decode(_ data: Data, root: String?) throws(Problem) -> Fields {
+    ///   - root: the root element's name the contract gives; no other is taken.
+    static func decode(_ data: Data, root: String) throws(Problem) -> Fields {
         guard let text = String(validating: data, as: UTF8.self) else {
             throw Problem.onlyUTF8("the body is not valid UTF-8")
         }
@@ -62,12 +62,12 @@ private final class FlatElementCollector: NSObject, XMLParserDelegate {
     var problem: Problem?
     var sawRoot = false
     var rootClosed = false
-    private let root: String?
+    private let root: String
     private var depth = 0
     private var current: String?
     private var text = ""
 
-    init(root: String?) {
+    init(root: String) {
         self.root = root
     }
 
@@ -76,7 +76,7 @@ private final class FlatElementCollector: NSObject, XMLParserDelegate {
         depth += 1
         switch depth {
         case 1:
-            if let root, name != root { return fail(parser, "the root element is <\(name)>; send <\(root)>") }
+            guard name == root else { return fail(parser, "the root element is <\(name)>; send <\(root)>") }
             sawRoot = true
         case 2:
             guard values[name] == nil else { return fail(parser, "element <\(name)> is given more than once") }
