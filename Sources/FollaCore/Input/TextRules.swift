@@ -27,10 +27,16 @@ public enum TextRules {
     ///   combining grapheme joiner, the Hangul fillers, the Braille blank, the Khmer inherent
     ///   vowels, variation selectors. A text of them only was taken as a message and shown as
     ///   a blank entry on walls (outside probe, session 35: "\u{200B}\u{200B}", "\u{3164}",
-    ///   "\u{2800}"). Not the astral tags and selectors, which the patterns cannot name
-    ///   without Unicode mode.
+    ///   "\u{2800}").
+    /// - beyond the patterns, which cannot name astral characters without Unicode mode:
+    ///   every other default-ignorable code point (Unicode's own set, through the standard
+    ///   library: the tag characters, variation selectors 17–256, U+FFF0–FFF8, the musical
+    ///   and shorthand format controls), and the format controls that show nothing though
+    ///   not ignorable (the interlinear annotation characters, the Egyptian hieroglyph format
+    ///   controls). A message of one tag character was taken and stored, and tags can hide
+    ///   text a reader never sees (outside probe, session 41).
     ///
-    /// Written out because no library names these sets.
+    /// The sets the patterns name are written out, because no library names them.
     public static func isBlank(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         // ECMAScript's \s
@@ -38,7 +44,9 @@ public enum TextRules {
         // invisible
         case 0x00AD, 0x034F, 0x061C, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B...0x180F, 0x200B...0x200F, 0x2060...0x2064,
              0x2800, 0x3164, 0xFE00...0xFE0F, 0xFFA0: true
-        default: false
+        // format controls that show nothing and are not default-ignorable
+        case 0xFFF9...0xFFFB, 0x13430...0x1343F: true
+        default: scalar.properties.isDefaultIgnorableCodePoint
         }
     }
 
