@@ -92,6 +92,27 @@ import Testing
 
     /// The contract names each XML body's root (`xml.name`): `<checkin>`, `<message>`,
     /// `<report>`. Another root is a 400 that names the right one, and nothing is written.
+    /// Attributes, namespace declarations among them, are no part of the contract's
+    /// elements: refused with a 400 that names one, and nothing written (an outside probe,
+    /// session 41: `<checkin xmlns="urn:x">`, `<checkin foo="1">` and `<device_id x="1">`
+    /// were taken with the attribute unread).
+    @Test func attributesAreRefused() async throws {
+        try await AppFixture.run { f in
+            let bodies = [
+                ("<checkin xmlns=\"urn:x\">\(Self.fields)</checkin>", "xmlns"),
+                ("<checkin foo=\"1\">\(Self.fields)</checkin>", "foo"),
+                ("<checkin><device_id x=\"1\">0123456789abcdef0123456789abcdef01234567</device_id><lat>44.4938</lat><lon>11.343</lon></checkin>", "x"),
+            ]
+            for (body, attribute) in bodies {
+                let r = try await f.post("/v1/checkins", body, contentType: "application/xml")
+                #expect(r.status == .badRequest, "\(body): \(r.status)")
+                #expect((try f.json(r)["detail"] as? String)?.contains("attribute \(attribute)") == true, "\(String(buffer: r.body))")
+            }
+            #expect(try await f.rowCounts() == [0, 0, 0], "a body with attributes was written")
+            #expect(try await f.post("/v1/checkins", "<checkin>\(Self.fields)</checkin>", contentType: "application/xml").status == .ok)
+        }
+    }
+
     @Test func theRootIsTheOneTheContractNames() async throws {
         try await AppFixture.run { f in
             let device = "<device_id>0123456789abcdef0123456789abcdef01234567</device_id>"

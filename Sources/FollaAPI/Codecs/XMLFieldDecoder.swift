@@ -7,7 +7,9 @@ import FoundationXML
 /// `<checkin><lat>44.49</lat>…</checkin>` → `Fields`: one level of child elements under
 /// the root the endpoint's contract names (its schema's `xml.name`: `<checkin>`,
 /// `<message>`, `<report>`; any other root was taken as the same request). DTDs and
-/// entities are refused outright; so are nesting and repeats.
+/// entities are refused outright; so are nesting, repeats and attributes (the contract's
+/// elements have none: `<checkin xmlns="urn:x">`, a root in another namespace, and
+/// `<lat unit="rad">` were taken with the attribute unread, an outside probe found).
 ///
 /// UTF-8 only, and said so: a parser that honours a byte-order mark or an `encoding=`
 /// declaration reads UTF-16, UTF-32 or UTF-7, where a `<!DOCTYPE` is not the bytes the DTD
@@ -73,6 +75,9 @@ private final class FlatElementCollector: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
         guard !rootClosed else { return fail(parser, "a second root element <\(name)> follows the first") }
+        if let attribute = attributes.keys.min() {
+            return fail(parser, "element <\(name)> carries attribute \(attribute); the contract's elements carry none")
+        }
         depth += 1
         switch depth {
         case 1:
