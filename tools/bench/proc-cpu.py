@@ -75,9 +75,11 @@ def data_dir(pid):
 
 def in_cluster(pid, dirs):
     """Whether a postgres process (postmaster or child) runs a cluster under one of `dirs`."""
+    # The postmaster's -D is <data-dir>/pg; a backend's command line names no directory,
+    # so its parent (the postmaster) is asked. With the slash, /tmp/a does not take /tmp/ab.
     for p in (pid, parent(pid)):
-        line = " ".join(cmdline(p))
-        if any(d in line for d in dirs):
+        args = cmdline(p)
+        if any(a.startswith(d + "/") for a in args for d in dirs):
             return True
     return False
 

@@ -21,31 +21,27 @@ public enum TextRules {
     /// outside this set, as the contract's patterns say:
     /// - ECMAScript's `\s`, which the patterns use: wider than Swift's whitespace by U+FEFF
     ///   (a text of one byte order mark was taken, against the contract);
-    /// - the invisible characters of the Basic Multilingual Plane outside it, which the
-    ///   patterns list beside `\s`: soft hyphen, zero-width space, joiners and marks, word
-    ///   joiner and invisible operators, the Mongolian vowel separator and selectors, the
-    ///   combining grapheme joiner, the Hangul fillers, the Braille blank, the Khmer inherent
-    ///   vowels, variation selectors. A text of them only was taken as a message and shown as
-    ///   a blank entry on walls (outside probe, session 35: "\u{200B}\u{200B}", "\u{3164}",
-    ///   "\u{2800}").
-    /// - beyond the patterns, which cannot name astral characters without Unicode mode:
-    ///   every other default-ignorable code point (Unicode's own set, through the standard
-    ///   library: the tag characters, variation selectors 17–256, U+FFF0–FFF8, the musical
-    ///   and shorthand format controls), and the format controls that show nothing though
-    ///   not ignorable (the interlinear annotation characters, the Egyptian hieroglyph format
-    ///   controls). A message of one tag character was taken and stored, and tags can hide
-    ///   text a reader never sees (outside probe, session 41).
+    /// - Unicode's default-ignorable code points, through the standard library: every
+    ///   invisible character the patterns list beside `\s` (soft hyphen, zero-width space,
+    ///   joiners and marks, word joiner and invisible operators, the Mongolian vowel separator
+    ///   and selectors, the combining grapheme joiner, the Hangul fillers, the Khmer inherent
+    ///   vowels, variation selectors) is one, and so are the astral ones the patterns cannot
+    ///   name without Unicode mode (the tag characters, variation selectors 17–256,
+    ///   U+FFF0–FFF8, the musical and shorthand format controls). A text of them only was
+    ///   taken as a message and shown as a blank entry on walls (outside probes: session 35,
+    ///   "\u{200B}\u{200B}", "\u{3164}"; session 41, one tag character, which can also hide
+    ///   text a reader never sees);
+    /// - three more that show nothing and that Unicode does not count as ignorable: the
+    ///   Braille blank, which the patterns list ("\u{2800}", session 35), the interlinear
+    ///   annotation characters and the Egyptian hieroglyph format controls.
     ///
-    /// The sets the patterns name are written out, because no library names them.
+    /// `\s` and the three are written out, because no library names them.
     public static func isBlank(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         // ECMAScript's \s
         case 0x09...0x0D, 0x20, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF: true
-        // invisible
-        case 0x00AD, 0x034F, 0x061C, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B...0x180F, 0x200B...0x200F, 0x2060...0x2064,
-             0x2800, 0x3164, 0xFE00...0xFE0F, 0xFFA0: true
-        // format controls that show nothing and are not default-ignorable
-        case 0xFFF9...0xFFFB, 0x13430...0x1343F: true
+        // invisible, not default-ignorable
+        case 0x2800, 0xFFF9...0xFFFB, 0x13430...0x1343F: true
         default: scalar.properties.isDefaultIgnorableCodePoint
         }
     }
