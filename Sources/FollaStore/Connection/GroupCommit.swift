@@ -181,7 +181,7 @@ public final class GroupCommit<Item: Sendable, Reply: Sendable>: Sendable {
         abandoned()  // any that left before the hooks were set
         do {
             let replies = try await outcome.race({ [execute] in try await execute(items) }, against: [
-                FirstResult.after(deadline) {
+                FirstResult.after(deadline, timer: EventLoopTimer()) {
                     DatabaseUnavailable(reason: "the database did not answer a batch of writes within \(deadline)",
                                         retryAfterSeconds: 2)
                 },

@@ -81,7 +81,7 @@ public final class ReadDatabase: Sendable {
             throw DatabaseUnavailable(reason: "the replica is unavailable", retryAfterSeconds: 1)
         }]
         if let deadline {
-            rivals.append(FirstResult.after(deadline) {
+            rivals.append(FirstResult.after(deadline, timer: EventLoopTimer()) {
                 DatabaseUnavailable(reason: "the replica did not answer within \(deadline)", retryAfterSeconds: 1)
             })
         }
