@@ -8,7 +8,7 @@ import Testing
         let accepted: [(String, RequestBodyFormat)] = [
             ("application/json", .json), (" Application/JSON ; charset=UTF-8", .json), ("text/json;\tcharset=\"utf8\"", .json),
             ("application/x-www-form-urlencoded", .form), ("APPLICATION/X-WWW-FORM-URLENCODED; charset=utf-8", .form),
-            ("text/xml", .xml), ("\tapplication/xml\t", .xml),
+            ("text/xml", .xml), ("\tapplication/xml\t", .xml), ("application/json;", .json),
         ]
         for (header, format) in accepted {
             #expect(try RequestBodyFormat(contentType: header) == format, "\(header)")
@@ -16,7 +16,8 @@ import Testing
     }
 
     @Test func otherCharsetsAndMediaTypesAreRefused() {
-        for header in [nil, "", "text/plain", "application/json; charset=latin1", "application/jsonx", "application/ json"] as [String?] {
+        for header in [nil, "", "text/plain", "application/json; charset=latin1", "application/jsonx", "application/ json",
+                       "application/json; charset", "application/json; charset=", "application/json; utf-8"] as [String?] {
             #expect(throws: Problem.self, "\(header ?? "nil")") { try RequestBodyFormat(contentType: header) }
         }
     }

@@ -121,6 +121,10 @@ extension AppFixture {
             #expect(try await f.adminJSON(.delete, "/v1/admin/venues/stadio", "").status == .noContent)
             #expect(try await f.adminJSON(.delete, "/v1/admin/venues/stadio", "").status == .notFound)
             #expect(try await f.get("/v1/venues/stadio/wall").status == .notFound)
+            // A slug no venue can have is a 400 on DELETE as on GET and PUT, naming the rule.
+            let badSlug = try await f.adminJSON(.delete, "/v1/admin/venues/A..", "")
+            #expect(badSlug.status == .badRequest)
+            #expect((try f.json(badSlug)["invalid_params"] as? [[String: Any]])?.first?["name"] as? String == "slug")
         }
     }
 }

@@ -25,10 +25,16 @@ enum RequestBodyFormat: CaseIterable {
     init(contentType: String?, accepting accepted: [RequestBodyFormat] = allCases) throws(Problem) {
         let parts = contentType?.split(separator: ";").map(Self.parameter) ?? []
         let media = parts.first
+        // A parameter is name=value (RFC 9110, 5.6.6): a bare name (`; charset`) names nothing
+        // and is refused, not skipped. An empty one (a trailing `;`) is harmless.
+        if let bare = parts.dropFirst().first(where: { !$0.isEmpty && !$0.contains("=") }) {
+            throw Problem(.unsupportedMediaType, type: "unsupported-media-type", title: "Unsupported media type",
+                          detail: "the Content-Type parameter \(bare) has no value; a parameter is name=value")
+        }
         // Every body is read as UTF-8: a charset parameter naming anything else is refused, not garbled.
         if let charset = parts.dropFirst().first(where: { $0.hasPrefix("charset=") })?.dropFirst(8)
             .trimmingCharacters(in: CharacterSet(charactersIn: "\"' ")), charset != "utf-8", charset != "utf8" {
-            throw Problem.onlyUTF8("charset \(charset) is not accepted")
+            throw Problem.onlyUTF8(charset.isEmpty ? "a charset with no value is not accepted" : "charset \(charset) is not accepted")
         }
         let format: RequestBodyFormat? = switch media {
         case "application/json", "text/json": .json

@@ -43,8 +43,10 @@ public struct VenueStore: Sendable {
         return try row.decode(Bool.self) ? .created : .replaced
     }
 
+    /// Throws `FieldError` (a 400) for a slug no venue can have, as reading or replacing one does.
     public func delete(_ slug: String) async throws -> Bool {
-        try await !client.committed("DELETE FROM venue WHERE slug = \(slug) RETURNING 1", logger: logger).isEmpty
+        try VenueDefinition.checkSlug(slug)
+        return try await !client.committed("DELETE FROM venue WHERE slug = \(slug) RETURNING 1", logger: logger).isEmpty
     }
 
     public func name(of slug: String) async throws -> String? {
