@@ -48,7 +48,7 @@ struct Serve: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Seconds between expiry sweeps (default 5). Env: FOLLA_SWEEP_INTERVAL")
     var sweepInterval: Double?
 
-    @Option(parsing: .unconditional, help: "Seconds a SIGTERM/SIGINT waits for requests in flight before they are cut off (default 10). Env: FOLLA_SHUTDOWN_GRACE")
+    @Option(parsing: .unconditional, help: "Seconds a SIGTERM/SIGINT waits for requests in flight before they are cut off (default 10). An embedded PostgreSQL then gets up to 20 s to stop before it is killed (nothing committed is lost). Env: FOLLA_SHUTDOWN_GRACE")
     var shutdownGrace: Double?
 
     @Option(parsing: .unconditional, help: "k: groups with fewer established people show only as a count in their ~100 m cell (default 3; 1 = the original, unsafe). Env: FOLLA_MIN_GROUP_SIZE")

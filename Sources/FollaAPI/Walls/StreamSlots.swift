@@ -55,16 +55,24 @@ final class StreamSlots: Sendable {
         }
     }
 
-    /// One open stream's place; released when the last reference goes.
+    /// One open stream's place; released by ``release()`` or when the last reference goes,
+    /// whichever comes first (once).
     final class Slot: Sendable {
         private let slots: StreamSlots
         private let network: String
+        private let released = Atomic(false)
 
         fileprivate init(slots: StreamSlots, network: String) {
             self.slots = slots
             self.network = network
         }
 
-        deinit { slots.giveBack(network) }
+        /// Gives the place back; later calls do nothing.
+        func release() {
+            guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            slots.giveBack(network)
+        }
+
+        deinit { release() }
     }
 }
