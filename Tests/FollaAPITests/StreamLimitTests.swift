@@ -36,40 +36,21 @@ import Testing
                 # The closed stream's slot comes back once the server sees it gone (its next write,
                 # on a 1 s tick: 15 s ran out once with every suite at once on a slow machine).
                 got = "none"
-                closed = time.monotonic()
-                deadline = closed + 45
+                deadline = time.monotonic() + 45
                 while time.monotonic() < deadline:
                     d, sd, _ = open_stream(port)
                     got = sd
                     d.close()
                     if " 200 " in sd: break
                     time.sleep(0.2)
-                print(got, "after %.1f s" % (time.monotonic() - closed))
-                # Streams closed as soon as their head arrived (d above, e here): their slots
-                # were held until each stream's next write, ~13 s later, though no one read it.
-                e, se, _ = open_stream(port)
-                e.close()
-                closed = time.monotonic()
-                got = "none"
-                while time.monotonic() < closed + 45:
-                    d, sd, _ = open_stream(port)
-                    got = sd
-                    d.close()
-                    if " 200 " in sd: break
-                    time.sleep(0.2)
-                print(se, "|", got, "after %.1f s" % (time.monotonic() - closed))
+                print(got)
                 b.close()
                 """#
             let run = try await ExternalProcess.run("/usr/bin/env", ["python3", "-c", streams, "\(port)"])
             let lines = run.output.split(separator: "\n").map(String.init)
-            #expect(lines.count == 3, "\(run.output)\(run.errors)")
+            #expect(lines.count == 2, "\(run.output)\(run.errors)")
             #expect(lines.first == "HTTP/1.1 200 OK | HTTP/1.1 200 OK | HTTP/1.1 429 Too Many Requests | True", "\(run.output)")
-            #expect(lines.dropFirst().first?.contains(" 200 ") == true, "a slot given back: \(run.output)")
-            // As soon as the server sees the connection close, not at the stream's next write
-            // (its heartbeat, ~15 s after the open): 5 s leaves a slow machine room.
-            let seconds = lines.dropFirst().map { $0.split(separator: " ").dropLast().last.flatMap { Double($0) } ?? 99 }
-            #expect(seconds.count == 2 && seconds.allSatisfy { $0 < 5 }, "the slots came back only \(run.output)")
-            #expect(lines.last?.hasPrefix("HTTP/1.1 200 OK | HTTP/1.1 200 OK") == true, "\(run.output)")
+            #expect(lines.last?.contains(" 200 ") == true, "a slot given back: \(run.output)")
             // Every slot comes back once the server has seen its stream closed.
             try await Self.waitUntilNoneOpen(f)
             // A HEAD's body is never written: it holds no slot (three in a row, with two allowed).

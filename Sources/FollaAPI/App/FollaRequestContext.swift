@@ -6,9 +6,6 @@ import NIOCore
 public struct FollaRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
-    /// Completes when the connection closes: a wall event stream gives its slot back then,
-    /// not at its next write (up to a heartbeat, 15 s, later).
-    public let connectionClosed: EventLoopFuture<Void>
 
     /// Values a handler returns the Hummingbird way go through the one JSON encoder.
     public var responseEncoder: AnswerEncoder { AnswerEncoder() }
@@ -16,7 +13,6 @@ public struct FollaRequestContext: RequestContext, RemoteAddressRequestContext {
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
-        connectionClosed = source.channel.closeFuture
     }
 
     /// The client's network: the /24 of an IPv4 address, the /48 of an IPv6 one (what one

@@ -31,8 +31,7 @@ struct WallRoutes {
         // of its passes on the grid to the same floor (`WallStream`).
         groups.heldQueryFree.get("venues/:slug/wall/events") { request, context in
             try await WallStream(deps: deps, interval: deps.wallStreamInterval, maxDuration: deps.wallStreamDuration)
-                .response(slug: try context.pathParameter("slug"), request: request, network: context.clientNetwork ?? "unknown",
-                          closed: context.connectionClosed)
+                .response(slug: try context.pathParameter("slug"), request: request, network: context.clientNetwork ?? "unknown")
         }
 
         // Held: the area's edge is the caller's to move, and the places a disc takes in are

@@ -55,24 +55,16 @@ final class StreamSlots: Sendable {
         }
     }
 
-    /// One open stream's place; released by ``release()`` or when the last reference goes,
-    /// whichever comes first (once).
+    /// One open stream's place; released when the last reference goes.
     final class Slot: Sendable {
         private let slots: StreamSlots
         private let network: String
-        private let released = Atomic(false)
 
         fileprivate init(slots: StreamSlots, network: String) {
             self.slots = slots
             self.network = network
         }
 
-        /// Gives the place back; later calls do nothing.
-        func release() {
-            guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
-            slots.giveBack(network)
-        }
-
-        deinit { release() }
+        deinit { slots.giveBack(network) }
     }
 }

@@ -4,7 +4,6 @@ import FollaStore
 import Foundation
 import Hummingbird
 import Metrics
-import NIOCore
 import ServiceLifecycle
 
 /// `GET /v1/venues/{slug}/wall/events`: the wall as Server-Sent Events.
@@ -35,10 +34,7 @@ struct WallStream {
     ///   - slug: the venue's.
     ///   - network: the client's network, whose share of open streams the stream takes
     ///     (`StreamSlots`).
-    ///   - closed: completes when the client's connection closes. The slot is given back
-    ///     then: the stream itself sees the close only at its next write (a heartbeat, up to
-    ///     15 s later), and a screen that reloaded meanwhile was refused its new stream.
-    func response(slug: String, request: Request, network: String, closed: EventLoopFuture<Void>) async throws -> Response {
+    func response(slug: String, request: Request, network: String) async throws -> Response {
         try ResponseFormat.requireAccepted(request, Self.mediaType)
         guard try await deps.walls.data(for: .venue(slug)) != nil else { throw Problem.notFound("no venue \(slug)") }
         let slot: StreamSlots.Slot
@@ -50,12 +46,10 @@ struct WallStream {
         let resume = request.headers.first { $0.name.canonicalName == "last-event-id" }
             .flatMap { Int64($0.value.trimmingCharacters(in: .whitespaces)) }
         let headers: HTTPFields = [.contentType: Self.mediaType, .cacheControl: "no-store"]
-        // Weakly: a body dropped unwritten (HEAD) must still release it at once.
-        closed.whenComplete { [weak slot] _ in slot?.release() }
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            // The slot is held while the body lives: given back when the stream ends, when
-            // its connection closes, or when the body is dropped unwritten (HEAD).
-            defer { slot.release() }
+            // The slot is held while the body lives: given back when the stream ends, or
+            // when the body is dropped unwritten (HEAD).
+            defer { withExtendedLifetime(slot) {} }
             try await run(slug: slug, resume: resume, writer: &writer)
         })
     }

@@ -26,14 +26,16 @@ public final class DatabasePool: Sendable {
     /// A pool that runs from now on (the stores may lease from it at once, before the
     /// server's services start) until ``maintain()`` is cancelled; ``renew()`` can replace it.
     ///
-    /// The pool sends no keep-alive queries: PostgresNIO times one for every connection it
-    /// parks, a task group of two tasks and a Dispatch timer each time a statement hands its
-    /// connection back, which was ~5 % of the server's CPU in the Bologna evening (thread
-    /// wake-ups of Dispatch's timer threads). A connection the server closed is seen closed
-    /// at once without them, and a server gone silent is the ``DatabaseMonitor``'s to see.
+    /// Over a Unix socket (the embedded database) the pool sends no keep-alive queries:
+    /// PostgresNIO times one for every connection it parks, a task group of two tasks and a
+    /// Dispatch timer each time a statement hands its connection back, which was ~5 % of the
+    /// server's CPU in the Bologna evening (thread wake-ups of Dispatch's timer threads). A
+    /// socket whose server went away is seen closed at once without them. Over TCP they stay:
+    /// a path that dies silently (a NAT's or a firewall's idle expiry) is seen only by a
+    /// query, and a stuck keep-alive keeps the requests off that connection.
     public init(configuration: PostgresClient.Configuration, logger: Logger) {
         var configuration = configuration
-        configuration.options.keepAliveBehavior = nil
+        if configuration.unixSocketPath != nil { configuration.options.keepAliveBehavior = nil }
         self.configuration = configuration
         self.logger = logger
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
