@@ -65,9 +65,10 @@ public final class FirstResult<T: Sendable>: Sendable {
     /// The rival loses nearly always and is cancelled then, so what times it matters on a hot
     /// path: a `Task.sleep` is a Dispatch timer that the cancellation does not take out of
     /// Dispatch's heap, and its setting and firing wake Dispatch's manager and a worker
-    /// thread (one batch of check-ins each, ~5 % of the server's CPU in the Bologna evening's
-    /// profile). The server passes its event loops' timer (`EventLoopTimer`), which a
-    /// cancellation removes at once.
+    /// thread. A check-in batch sets one (with the pool's keep-alive timers, which
+    /// `DatabasePool` turns off, Dispatch was ~5 % of the server's CPU in the Bologna
+    /// evening's profile). The server passes its event loops' timer (`EventLoopTimer`), which
+    /// a cancellation removes at once.
     /// - Parameters:
     ///   - deadline: how long the rival waits before it wins.
     ///   - timer: what times the wait (`Task.sleep` by default).
