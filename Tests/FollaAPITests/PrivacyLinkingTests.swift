@@ -16,30 +16,39 @@ import Testing
     }
 
     /// Reading a group of 4 before and after one person leaves does not give that person's
-    /// age: over six groups, the difference misses by years in most of them (it was exact
-    /// in every one before: 4 × 40.0 − 3 × 40.0 = 40). The departure shows in the stats at
-    /// the next period's snapshot (SQL/0024).
+    /// age: over six groups, the difference misses by more than 4 years on average (it was
+    /// exact in every one before: 4 × 40.0 − 3 × 40.0 = 40). The departure shows in the
+    /// stats at the next period's snapshot (SQL/0024).
+    ///
+    /// Why the mean and not a count of near hits: the noise before and after is independent
+    /// (the reporters' mix changes), so each difference lands within 2 years ~5 % of the time,
+    /// and "4 misses of 6" failed a correct server 1 run in 400 (it did in CI). The mean
+    /// absolute miss is ≤ 4 years in ~2 runs per 100 000 (Monte Carlo of this exact rounding
+    /// and clamping), while the same noise on both reads (the leak this guards against) keeps
+    /// it ≤ 4 years in 98 % of runs (3.0 with the seed's mix taken out of `stats`). The ages
+    /// sit mid-range so that the clamp at 13 never hides such a leak.
     @Test func statsCannotBeDifferencedByADeparture() async throws {
         try await AppFixture.run(k: 3) { f in
-            var misses = 0
+            var misses: [Double] = []
             for g in 0..<6 {
                 let spot = at(Double(g) * 60, 400)
-                try await f.crowd(spot, people: 4, startingAt: 100 * g, age: 20 + 7 * g)
+                try await f.crowd(spot, people: 4, startingAt: 100 * g, age: 40 + 7 * g)
                 let before = try #require(try await groups(f).first { Geodesic.wgs84.distance(from: spot, to: position($0)) < 20 })
                 let avg4 = try #require((before["stats"] as? [String: Any])?["avg_age"] as? Double)
-                // The fourth person (age 23 + 7g) leaves.
+                // The fourth person (age 43 + 7g) leaves.
                 #expect(try await f.client.execute(uri: "/v1/devices/\(String(format: "%040x", 100 * g + 3))", method: .delete).status == .noContent)
                 f.clock.advance(by: PrivacyPolicy.statsPeriod)
                 try await f.snapshotStats()
                 let after = try #require(try await groups(f).first { Geodesic.wgs84.distance(from: spot, to: position($0)) < 20 })
                 let avg3 = try #require((after["stats"] as? [String: Any])?["avg_age"] as? Double)
                 let inferred = 4 * avg4 - 3 * avg3
-                if abs(inferred - Double(23 + 7 * g)) > 2 { misses += 1 }
+                misses.append(abs(inferred - Double(43 + 7 * g)))
                 // Re-reading the same people gives the same answer: nothing to average.
                 let again = try #require(try await groups(f).first { Geodesic.wgs84.distance(from: spot, to: position($0)) < 20 })
                 #expect((again["stats"] as? [String: Any])?["avg_age"] as? Double == avg3)
             }
-            #expect(misses >= 4, "the departed person's age was recovered within 2 years in \(6 - misses) of 6 groups")
+            let mean = misses.reduce(0, +) / Double(misses.count)
+            #expect(mean > 4, "the departed person's age was recovered to \(mean) years on average: \(misses)")
         }
     }
 
