@@ -76,6 +76,40 @@ import Testing
     }
 }
 
+extension DurabilityTests {
+    /// A check-in is answered only once its batch has committed: a commit that fails is an
+    /// error to the caller, and nothing of the batch stays. A crash cannot show this on one
+    /// box (PostgreSQL sends a statement's rows with its ReadyForQuery, after the commit, and
+    /// a killed process loses nothing already written to the kernel), so the commit is made
+    /// to fail: a deferred constraint trigger raises at COMMIT for one device. A batch that
+    /// answered before its commit (a statement run outside a transaction, committed at Sync:
+    /// SQL/0034 says why the batch procedure commits itself) answers that ping as founded.
+    @Test func aCheckInWhoseCommitFailsIsNotAcknowledged() async throws {
+        try await PresenceFixture.run { f in
+            let logger = TestCluster.logger
+            let refused = f.store.keyer.key(for: try DeviceID(udid(7)))
+            _ = try await f.client.query(PostgresQuery(unsafeSQL: """
+                CREATE FUNCTION test_fail_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF NEW.device_key = '\\x\(refused.map { String(format: "%02x", $0) }.joined())'::bytea THEN
+                        RAISE EXCEPTION 'refused at commit' USING ERRCODE = 'P0001';
+                    END IF;
+                    RETURN NULL;
+                END $$
+                """), logger: logger).collect()
+            _ = try await f.client.query(PostgresQuery(unsafeSQL: """
+                CREATE CONSTRAINT TRIGGER test_fail_at_commit AFTER INSERT ON device DEFERRABLE INITIALLY DEFERRED
+                    FOR EACH ROW EXECUTE FUNCTION test_fail_at_commit();
+                """), logger: logger).collect()
+            // Another device commits: the trigger alone changes nothing.
+            #expect(try await f.checkIn(udid(6), bologna).outcome == .founded)
+            await #expect(throws: (any Error).self) { try await f.checkIn(udid(7), offset(bologna, bearing: 0, metres: 500)) }
+            let rows = try await f.client.query("SELECT count(*)::int FROM device", logger: logger).collect()
+            #expect(try rows[0].decode(Int.self) == 1, "only the committed device is stored")
+        }
+    }
+}
+
 /// The device ids whose check-ins were answered, from every writer.
 private final class Acknowledged: Sendable {
     private let ids = Mutex<[DeviceID]>([])

@@ -39,18 +39,26 @@ extension PostgresClient {
         try await committed(logger: logger) { connection in try await connection.query(query, logger: logger).collect() }
     }
 
-    /// `committed(_:logger:)` for a prepared statement (prepared once per connection), its
-    /// rows decoded by the statement.
-    public func committed<Statement: PostgresPreparedStatement>(_ statement: Statement, logger: Logger) async throws -> [Statement.Row]
+    /// Runs a prepared statement that commits before it answers (the CALL of a procedure
+    /// that ends in COMMIT, such as SQL/0034's check-in batch) and returns its rows, decoded
+    /// by the statement: one round trip where `committed(_:logger:)` takes three (BEGIN,
+    /// the statement, COMMIT), with the same guarantee, since the procedure's rows leave
+    /// the server only after its COMMIT. It runs outside any transaction (a COMMIT inside
+    /// one is an error), on a connection held for this scope, and again after a deadlock
+    /// as `committed(_:logger:)` does.
+    /// - Parameters:
+    ///   - statement: a statement whose own COMMIT comes before its rows.
+    ///   - logger: for the statement and its retries.
+    public func committedByItself<Statement: PostgresPreparedStatement>(_ statement: Statement, logger: Logger) async throws -> [Statement.Row]
     where Statement.Row: Sendable {
-        try await committed(logger: logger) { connection in
+        try await committed(logger: logger, inTransaction: false) { connection in
             var rows: [Statement.Row] = []
             for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
             return rows
         }
     }
 
-    private func committed<T: Sendable>(logger: Logger,
+    private func committed<T: Sendable>(logger: Logger, inTransaction: Bool = true,
                                         _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         var attempt = 0
         while true {
@@ -58,7 +66,8 @@ extension PostgresClient {
             do {
                 return try await withConnection { connection in
                     try await connection.closedIfCancelled {
-                        try await connection.transaction(logger: logger) { try await body($0) }
+                        guard inTransaction else { return try await body(connection) }
+                        return try await connection.transaction(logger: logger) { try await body($0) }
                     }
                 }
             } catch where attempt < 3 && PSQLError.isRolledBackWhole(error) {

@@ -55,15 +55,15 @@ extension PresenceStore {
                        establishment: establishment, budgets: budgets, grids: grids)
     }
 
-    /// One batch: `CheckInBatchStatement` in one transaction, one row per ping.
+    /// One batch: `CheckInBatchStatement`, which commits before it answers, one entry per ping.
     static func write(_ pings: [PendingCheckIn], client: PostgresClient, policy: CheckInPolicy,
                       logger: Logger) async throws -> [Result<CheckInResult, CheckInRefusal>] {
-        try results(of: try await client.committed(CheckInBatchStatement(pings: pings, policy: policy), logger: logger),
-                    count: pings.count)
+        try results(of: try await client.committedByItself(CheckInBatchStatement(pings: pings, policy: policy), logger: logger)
+                        .flatMap { $0 }, count: pings.count)
     }
 
-    /// A batch's rows in the pings' order; throws if one was left out.
-    static func results(of rows: [CheckInBatchStatement.Row], count: Int) throws -> [Result<CheckInResult, CheckInRefusal>] {
+    /// A batch's entries in the pings' order; throws if one was left out.
+    static func results(of rows: [CheckInBatchStatement.Entry], count: Int) throws -> [Result<CheckInResult, CheckInRefusal>] {
         var results = [Result<CheckInResult, CheckInRefusal>?](repeating: nil, count: count)
         for row in rows { results[row.index] = row.result }
         return try results.map { result in

@@ -36,11 +36,11 @@ extension PresenceStore {
             let (requests, network) = pings(lease)
             let statement = CheckInBatchStatement(
                 pings: requests.map { pending($0, at: now, network: network, establishment: establishment, budgets: budgets, grids: grids) },
-                policy: policy)
+                policy: policy, commits: false)
             return try await connection.closedIfCancelled {
                 let rows = try await connection.transaction(logger: logger, commit: false) { connection in
-                    var rows: [CheckInBatchStatement.Row] = []
-                    for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+                    var rows: [CheckInBatchStatement.Entry] = []
+                    for try await row in try await connection.execute(statement, logger: logger) { rows += row }
                     return rows
                 }
                 return (lease: lease, outcomes: try Self.results(of: rows, count: requests.count))
