@@ -6,8 +6,8 @@
 # usage: tools/bench/evening.sh LABEL
 #   PHONES (default 40000), DURATION (300), SCENARIO (fixtures/scenarios/bologna-evening.json),
 #   WORK (/tmp/folla-evening)
-# Prints the summary (per endpoint: p50, p99 and the seconds whose p99 passed 100 ms) and
-# each process's CPU per request over the run. Files: $WORK/LABEL.{json,cpu}.
+# Prints the summary (per endpoint: p50, p99 and the seconds whose p99 passed 100 ms),
+# each process's CPU per request over the run and the server's peak RSS. Files: $WORK/LABEL.{json,cpu}.
 # Build first: swift build -c release
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -34,12 +34,16 @@ for e in run["endpoints"]:
     print(f"  {e['name']:18} n={e['requests']:7d} p50 {e['p50_ms']:6.1f} p99 {e['p99_ms']:6.1f} ms; "
           f"{len(over)} s over 100 ms {over[:12]}")
 totals = {"server": 0.0, "pg": 0.0, "sim": 0.0}
+peak = 0.0
 for line in open(base + ".cpu"):
     for kv in line.split()[1:]:
         k, v = kv.split("=", 1)
         if k in totals:
             totals[k] += float(v)
+        elif k == "server_hwm_mb":
+            peak = max(peak, float(v))
 per = {k: 1000 * v / max(1, requests) for k, v in totals.items()}
 print(f"  CPU per request (ms, start-up and verification included): server {per['server']:.3f}, "
-      f"postgres {per['pg']:.3f}, generator {per['sim']:.3f} ({per['sim'] / max(per['server'], 1e-9):.2f} of the server's)")
+      f"postgres {per['pg']:.3f}, generator {per['sim']:.3f} ({per['sim'] / max(per['server'], 1e-9):.2f} of the server's); "
+      f"server peak RSS {peak:.0f} MB")
 PY

@@ -6,7 +6,8 @@ usage: proc-cpu.py OUT SECONDS [ROOT]
 Every second, one line to OUT: the second, the box's busy cores (all CPU time but idle and
 I/O wait, from /proc/stat), its I/O-wait cores, and the cores used by `folla` (the server),
 `postgres` (every process of its cluster: backends, WAL writer, checkpointer…) and
-`folla-sim` over that second, from each process's utime + stime. A process that starts or
+`folla-sim` over that second, from each process's utime + stime, and the server's peak
+resident memory so far (`server_hwm_mb`, VmHWM: issue 11's memory goal). A process that starts or
 ends within a second counts from or up to its last reading. With ROOT (a pid), only that
 process and its descendants count, and the PostgreSQL of their `--data-dir` (pg_ctl hands
 the postmaster to init, so it descends from no one of ours): `folla-sim`'s pid takes the
@@ -38,6 +39,18 @@ def cpu_ticks(pid):
         return int(fields[11]) + int(fields[12])
     except (OSError, IndexError, ValueError):
         return None
+
+
+def peak_rss_mb(pid):
+    """A process's peak resident set (VmHWM) in MB, 0 if unknown."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        pass
+    return 0
 
 
 def parent(pid):
@@ -124,7 +137,10 @@ def main():
             time.sleep(1)
             used = {"server": 0, "pg": 0, "sim": 0}
             current = {}
+            hwm = 0
             for pid, g in watched(root).items():
+                if g == "server":
+                    hwm = max(hwm, peak_rss_mb(pid))
                 ticks = cpu_ticks(pid)
                 if ticks is None:
                     continue
@@ -134,7 +150,7 @@ def main():
             busy, wait = box()
             out.write(f"{time.monotonic() - start:.0f} busy={(busy - last_busy) / TICKS:.2f} "
                       f"iowait={(wait - last_wait) / TICKS:.2f} "
-                      + " ".join(f"{g}={t / TICKS:.2f}" for g, t in used.items()) + "\n")
+                      + " ".join(f"{g}={t / TICKS:.2f}" for g, t in used.items()) + f" server_hwm_mb={hwm:.0f}\n")
             out.flush()
             last_busy, last_wait = busy, wait
 
