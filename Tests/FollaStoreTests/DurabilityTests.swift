@@ -78,12 +78,12 @@ import Testing
 
 extension DurabilityTests {
     /// A check-in is answered only once its batch has committed: a commit that fails is an
-    /// error to the caller, and nothing of the batch stays. A crash cannot show this on one
-    /// box (PostgreSQL sends a statement's rows with its ReadyForQuery, after the commit, and
-    /// a killed process loses nothing already written to the kernel), so the commit is made
-    /// to fail: a deferred constraint trigger raises at COMMIT for one device. A batch that
-    /// answered before its commit (a statement run outside a transaction, committed at Sync:
-    /// SQL/0034 says why the batch procedure commits itself) answers that ping as founded.
+    /// error to the caller, and nothing of the batch stays. A crash does not show this
+    /// reliably (a killed process loses nothing it has already written to the kernel, and
+    /// the window between a statement's rows and its implicit commit is short), so the commit
+    /// is made to fail: a deferred constraint trigger raises at COMMIT for one device. A
+    /// batch that answered before its commit (a statement run outside a transaction,
+    /// committed at Sync: SQL/0034) answers that ping as founded.
     @Test func aCheckInWhoseCommitFailsIsNotAcknowledged() async throws {
         try await PresenceFixture.run { f in
             let logger = TestCluster.logger
@@ -106,6 +106,39 @@ extension DurabilityTests {
             await #expect(throws: (any Error).self) { try await f.checkIn(udid(7), offset(bologna, bearing: 0, metres: 500)) }
             let rows = try await f.client.query("SELECT count(*)::int FROM device", logger: logger).collect()
             #expect(try rows[0].decode(Int.self) == 1, "only the committed device is stored")
+        }
+    }
+}
+
+extension DurabilityTests {
+    /// A batch whose callers have all left while it waited for a lock is rolled back, not
+    /// committed once it gets the lock: its callers were told the database did not answer.
+    /// The batch's COMMIT is inside its own statement (SQL/0034), so only the backend's check
+    /// for a client gone (`DatabasePool`) stops it; without the check the ping is stored.
+    @Test func aBatchLeftWhileWaitingForALockIsRolledBack() async throws {
+        try await PresenceFixture.run { f in
+            let logger = TestCluster.logger
+            let pool = DatabasePool(configuration: try f.location.configuration(), logger: logger)
+            let maintained = Task { await pool.maintain() }
+            defer { maintained.cancel() }
+            let store = PresenceStore(pool: pool, keyer: f.store.keyer, logger: logger)
+            try await f.client.withConnection { holder in
+                // The ping's ~1 km area, as `folla_check_in_batch` locks it (SQL/0012).
+                _ = try await holder.query("BEGIN", logger: logger).collect()
+                _ = try await holder.query("SELECT pg_advisory_xact_lock(4449, 1134)", logger: logger).collect()
+                let ping = Task {
+                    try await store.checkIn(CheckInRequest(device: try DeviceID(udid(9)), position: bologna), at: PresenceFixture.start)
+                }
+                let waiting = try await f.checkInsWaitingForALock()
+                ping.cancel()
+                _ = await ping.result
+                // Longer than the backend's check for a client gone.
+                try await Task.sleep(for: .seconds(3))
+                _ = try await holder.query("COMMIT", logger: logger).collect()
+                #expect(waiting == 1, "the batch never waited for the area's lock")
+            }
+            try await Task.sleep(for: .seconds(1))
+            #expect(try await f.count("SELECT count(*)::int FROM device") == 0, "the abandoned batch committed")
         }
     }
 }

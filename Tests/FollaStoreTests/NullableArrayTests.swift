@@ -23,4 +23,29 @@ import Testing
             #expect(throws: (any Error).self) { try c["matrix"].decode(NullableArray<Int>.self) }
         }
     }
+
+    /// Malformed bytes are refused, not read past or trusted: a count larger than the bytes
+    /// could hold (which would reserve memory for it first), a short buffer, a length below
+    /// -1, and bytes left over.
+    @Test func malformedArraysAreRefused() throws {
+        func array(count: Int32, lengths: [Int32], trailing: Int = 0) -> ByteBuffer {
+            var b = ByteBuffer()
+            b.writeMultipleIntegers(Int32(1), Int32(0), PostgresDataType.int4.rawValue, count, Int32(1), endianness: .big)
+            for length in lengths {
+                b.writeInteger(length, endianness: .big)
+                if length > 0 { b.writeInteger(Int32(5), endianness: .big) }
+            }
+            b.writeRepeatingByte(0, count: trailing)
+            return b
+        }
+        func decode(_ buffer: ByteBuffer) throws -> [Int?] {
+            var b = buffer
+            return try NullableArray<Int>(from: &b, type: .int4Array, format: .binary, context: .default).elements
+        }
+        #expect(try decode(array(count: 2, lengths: [4, -1])) == [5, nil])
+        #expect(throws: (any Error).self) { try decode(array(count: .max, lengths: [4])) }
+        #expect(throws: (any Error).self) { try decode(array(count: 3, lengths: [4, 4])) }
+        #expect(throws: (any Error).self) { try decode(array(count: 1, lengths: [-2])) }
+        #expect(throws: (any Error).self) { try decode(array(count: 1, lengths: [4], trailing: 3)) }
+    }
 }

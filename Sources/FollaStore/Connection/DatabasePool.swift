@@ -33,9 +33,18 @@ public final class DatabasePool: Sendable {
     /// socket whose server went away is seen closed at once without them. Over TCP they stay:
     /// a path that dies silently (a NAT's or a firewall's idle expiry) is seen only by a
     /// query, and a stuck keep-alive keeps the requests off that connection.
+    ///
+    /// Every connection's backend checks each second, while a statement runs, whether its
+    /// client is still there (`client_connection_check_interval`, PostgreSQL 14), and gives
+    /// up the statement if not. A statement cut off by a closed connection (its callers left:
+    /// an outage's 503, a batch past its deadline) is then rolled back within a second
+    /// rather than run to its end: a check-in batch's COMMIT is inside its own statement
+    /// (SQL/0034), so a batch waiting on a lock would otherwise commit once it got the lock,
+    /// its callers long told that the database could not answer.
     public init(configuration: PostgresClient.Configuration, logger: Logger) {
         var configuration = configuration
         if configuration.unixSocketPath != nil { configuration.options.keepAliveBehavior = nil }
+        configuration.options.additionalStartupParameters.append(("client_connection_check_interval", "1000"))
         self.configuration = configuration
         self.logger = logger
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)

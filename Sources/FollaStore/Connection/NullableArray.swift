@@ -25,7 +25,10 @@ struct NullableArray<Element: PostgresDecodable>: PostgresDecodable where Elemen
             elements = []
             return
         }
-        guard dimensions == 1, let (count, _) = buffer.readMultipleIntegers(endianness: .big, as: (Int32, Int32).self), count >= 0
+        // Each element takes at least its 4-byte length: a count beyond that is malformed
+        // (and would reserve memory for it before any element was read).
+        guard dimensions == 1, let (count, _) = buffer.readMultipleIntegers(endianness: .big, as: (Int32, Int32).self),
+              count >= 0, Int(count) <= buffer.readableBytes / 4
         else { throw PostgresDecodingError.Code.failure }
         let elementType = PostgresDataType(elementOID)
         var elements: [Element?] = []
@@ -39,6 +42,7 @@ struct NullableArray<Element: PostgresDecodable>: PostgresDecodable where Elemen
             guard length >= 0, var slice = buffer.readSlice(length: Int(length)) else { throw PostgresDecodingError.Code.failure }
             elements.append(try Element(from: &slice, type: elementType, format: format, context: context))
         }
+        guard buffer.readableBytes == 0 else { throw PostgresDecodingError.Code.failure }
         self.elements = elements
     }
 }

@@ -15,7 +15,7 @@ import PostgresNIO
 /// `checkin.pgbench`, the same call prepared took 0.31–0.33 ms of the box's CPU per check-in
 /// against 0.40–0.47 unprepared (pgbench `-M prepared` against `-M extended`), and the
 /// Bologna evening's batches hold only 2–10 pings each.
-struct CheckInBatchStatement: PostgresPreparedStatement {
+struct CheckInBatchStatement: CommittingStatement {
     /// A ping's position in the batch (0-based) and what became of it.
     typealias Entry = (index: Int, result: Result<CheckInResult, CheckInRefusal>)
     /// The answer's one row: an entry per ping.

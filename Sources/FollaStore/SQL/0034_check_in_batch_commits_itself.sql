@@ -13,7 +13,8 @@
 -- The rows come back as one row of arrays, one per column of `folla_check_in_batch` (a
 -- procedure returns no set), in one order; the ordinals say which ping each entry is.
 -- `p_commit` false leaves the transaction open (the warm-up's rehearsal rolls it back;
--- COMMIT inside an explicit transaction block is an error).
+-- COMMIT inside an explicit transaction block is an error); NULL commits. Procedures with
+-- OUT parameters need PostgreSQL 14.
 CREATE PROCEDURE folla_check_in_batch_committed(
     p_keys bytea[], p_lats float8[], p_lons float8[], p_ages integer[], p_sexes integer[], p_messages text[],
     p_networks bytea[], p_nows timestamptz[], p_join_radius float8, p_max_speed float8,
@@ -35,7 +36,7 @@ BEGIN
     FROM folla_check_in_batch(
         p_keys, p_lats, p_lons, p_ages, p_sexes, p_messages, p_networks, p_nows, p_join_radius, p_max_speed,
         p_establish_after, p_establish_pings, p_new_devices, p_budget_window, p_cell_metres, p_anchor_metres) AS b;
-    IF p_commit THEN
+    IF p_commit IS NOT FALSE THEN
         COMMIT;
     END IF;
 END $$;
