@@ -173,6 +173,45 @@ import Testing
         }
     }
 
+    /// A place emptied by its last person while a first ping that chose it waits for its
+    /// row: the ping joins it and gives it back an anchor, its own, as a place must have one
+    /// while anyone is in it (the arrival's own update, SQL/0035; the general one did the
+    /// same). Without, the join breaks the place's row check and the ping fails.
+    @Test func aPlaceEmptiedWhileAFirstPingWaitsForItTakesThePingsAnchor() async throws {
+        try await PresenceFixture.run { f in
+            let logger = TestCluster.logger
+            // Devices that count from their second ping on: a first ping joins without counting.
+            func sql(_ device: String, _ at: Coordinate) -> PostgresQuery {
+                PostgresQuery(unsafeSQL: """
+                    SELECT outcome, place_id FROM folla_check_in(decode(repeat('\(device)', 32), 'hex'), \(at.latitude), \(at.longitude),
+                                                                 NULL, NULL, NULL, now(), 10, 350, p_establish_pings => 2)
+                    """)
+            }
+            func run(_ c: PostgresConnection, _ q: PostgresQuery) async throws -> (String, Int64) {
+                try await c.query(q, logger: logger).collect()[0].decode((String, Int64).self)
+            }
+            try await f.client.withConnection { first in
+                let (founded, place) = try await run(first, sql("ab", bologna))
+                #expect(founded == "founded")
+                // The place's row is held while a newcomer 2 m away chooses it and waits for it...
+                _ = try await first.query("BEGIN", logger: logger).collect()
+                _ = try await first.query(PostgresQuery(unsafeSQL: "SELECT 1 FROM place WHERE id = \(place) FOR UPDATE"), logger: logger).collect()
+                async let next = f.client.withConnection { second in try await run(second, sql("cd", offset(bologna, bearing: 0, metres: 2))) }
+                let waiting = try await f.checkInsWaitingForALock()
+                // ...and its founder leaves meanwhile: the place empties and forgets its anchor.
+                _ = try await first.query(PostgresQuery(unsafeSQL: "SELECT folla_check_out(decode(repeat('ab', 32), 'hex'), now())"),
+                                          logger: logger).collect()
+                _ = try await first.query("COMMIT", logger: logger).collect()
+                #expect(waiting == 1, "the newcomer never waited for the place's row")
+                let (outcome, to) = try await next
+                #expect(outcome == "joined" && to == place, "\(outcome) at \(to)")
+                #expect(try await f.count("SELECT count(*) FROM place WHERE id = \(place) AND anchor IS NOT NULL") == 1)
+            }
+            #expect(try await f.livePlaces().values.sorted() == [1])
+            #expect(try await f.store.invariantViolations().isEmpty)
+        }
+    }
+
     /// A device row written meanwhile without the key's lock (the old body, while SQL/0032
     /// commits): the first ping that meets it at its insert fails with a serialization
     /// failure, which the batch's transaction runs again, not a unique violation (a 500).

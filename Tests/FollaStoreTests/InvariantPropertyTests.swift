@@ -27,6 +27,17 @@ import Testing
 
 
     @Test func randomHistoriesKeepTheInvariant() async throws {
+        try await histories(establishment: .immediate)
+    }
+
+    /// The same with devices that count from their second ping on, as in the Bologna
+    /// evening: a first ping joins without counting and a second one where it stays starts
+    /// to count, each written by a statement of its own (`SQL/0035`).
+    @Test func randomHistoriesKeepTheInvariantWhenDevicesCountFromTheirSecondPing() async throws {
+        try await histories(establishment: Establishment(after: 0, pings: 2))
+    }
+
+    private func histories(establishment: Establishment) async throws {
         try await PresenceFixture.run { f in
             // Spots 12 m apart: pings with jitter land in different and shared places.
             let spots = (0..<5).map { offset(bologna, bearing: 90, metres: Double($0) * 12) }
@@ -49,7 +60,8 @@ import Testing
                     switch op {
                     case let .checkIn(d, s, m, age):
                         let at = offset(spots[s], bearing: Double(d * 31 % 360), metres: m)
-                        _ = try? await f.checkIn(udid(base + d), at, age: age, sex: age.map { $0 % 2 == 0 ? .male : .female }, time: now)
+                        _ = try? await f.checkIn(udid(base + d), at, age: age, sex: age.map { $0 % 2 == 0 ? .male : .female }, time: now,
+                                                 establishment: establishment)
                         lastPing[d] = now
                         if let age { ages[d] = age }
                     case let .checkOut(d):

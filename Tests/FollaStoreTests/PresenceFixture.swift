@@ -24,13 +24,13 @@ struct PresenceFixture: Sendable {
 
     func checkIn(
         _ device: String, _ at: Coordinate, age: Int? = nil, sex: Sex? = nil, message: String? = nil,
-        time: TimeInterval = 0, grids: JoinGrids = .none
+        time: TimeInterval = 0, grids: JoinGrids = .none, establishment: Establishment = .immediate
     ) async throws -> CheckInResult {
         let demographics = age.flatMap { a in sex.map { Demographics(age: a, sex: $0) } }
         let request = CheckInRequest(
             device: try DeviceID(device), position: at, demographics: demographics,
             message: try message.map { try MessageText($0) })
-        return try await store.checkIn(request, at: Self.start.addingTimeInterval(time), grids: grids)
+        return try await store.checkIn(request, at: Self.start.addingTimeInterval(time), establishment: establishment, grids: grids)
     }
 
     /// Live places as id → people.
