@@ -106,23 +106,17 @@ import Testing
             let logger = TestCluster.logger
             let far = offset(bologna, bearing: 90, metres: 60)
             func sql(_ device: String, _ at: Coordinate, _ seconds: Int) -> PostgresQuery {
-                PostgresQuery(unsafeSQL: """
-                    SELECT outcome, place_id FROM folla_check_in(decode(repeat('\(device)', 32), 'hex'), \(at.latitude), \(at.longitude),
-                                                                 NULL, NULL, NULL, now() + make_interval(secs => \(seconds)), 10, 350)
-                    """)
-            }
-            func run(_ c: PostgresConnection, _ q: PostgresQuery) async throws -> (String, Int64) {
-                try await c.query(q, logger: logger).collect()[0].decode((String, Int64).self)
+                PresenceFixture.checkInCall(device, at, seconds: seconds)
             }
             let there = try await f.client.withConnection { first in
-                let (_, old) = try await run(first, sql("ab", bologna, 0))
-                let (_, there) = try await run(first, sql("cd", far, 0))
+                let (_, old) = try await PresenceFixture.outcome(first, sql("ab", bologna, 0))
+                let (_, there) = try await PresenceFixture.outcome(first, sql("cd", far, 0))
                 // The device walks to the other place, and its commit waits...
                 _ = try await first.query("BEGIN", logger: logger).collect()
-                let (moved, to) = try await run(first, sql("ab", offset(far, bearing: 0, metres: 1), 20))
+                let (moved, to) = try await PresenceFixture.outcome(first, sql("ab", offset(far, bearing: 0, metres: 1), 20))
                 #expect(moved == "moved" && to == there && to != old)
                 // ...while its next ping, 2 m from there, waits for the device's row.
-                async let next = f.client.withConnection { second in try await run(second, sql("ab", offset(far, bearing: 0, metres: 2), 30)) }
+                async let next = f.client.withConnection { second in try await PresenceFixture.outcome(second, sql("ab", offset(far, bearing: 0, metres: 2), 30)) }
                 // Committed only once the second ping is seen waiting for a lock (else the test
                 // would pass without the race it is about).
                 let waiting = try await f.checkInsWaitingForALock()
@@ -145,19 +139,13 @@ import Testing
         try await PresenceFixture.run { f in
             let logger = TestCluster.logger
             func sql(_ at: Coordinate, _ seconds: Int) -> PostgresQuery {
-                PostgresQuery(unsafeSQL: """
-                    SELECT outcome, place_id FROM folla_check_in(decode(repeat('ef', 32), 'hex'), \(at.latitude), \(at.longitude),
-                                                                 30, 2, NULL, now() + make_interval(secs => \(seconds)), 10, 350)
-                    """)
-            }
-            func run(_ c: PostgresConnection, _ q: PostgresQuery) async throws -> (String, Int64) {
-                try await c.query(q, logger: logger).collect()[0].decode((String, Int64).self)
+                PresenceFixture.checkInCall("ef", at, age: 30, sex: 2, seconds: seconds)
             }
             try await f.client.withConnection { first in
                 _ = try await first.query("BEGIN", logger: logger).collect()
-                let (founded, place) = try await run(first, sql(bologna, 0))
+                let (founded, place) = try await PresenceFixture.outcome(first, sql(bologna, 0))
                 #expect(founded == "founded")
-                async let next = f.client.withConnection { second in try await run(second, sql(offset(bologna, bearing: 0, metres: 2), 5)) }
+                async let next = f.client.withConnection { second in try await PresenceFixture.outcome(second, sql(offset(bologna, bearing: 0, metres: 2), 5)) }
                 // Committed only once the second ping is seen waiting for a lock.
                 let waiting = try await f.checkInsWaitingForALock()
                 _ = try await first.query("COMMIT", logger: logger).collect()
@@ -182,21 +170,15 @@ import Testing
             let logger = TestCluster.logger
             // Devices that count from their second ping on: a first ping joins without counting.
             func sql(_ device: String, _ at: Coordinate) -> PostgresQuery {
-                PostgresQuery(unsafeSQL: """
-                    SELECT outcome, place_id FROM folla_check_in(decode(repeat('\(device)', 32), 'hex'), \(at.latitude), \(at.longitude),
-                                                                 NULL, NULL, NULL, now(), 10, 350, p_establish_pings => 2)
-                    """)
-            }
-            func run(_ c: PostgresConnection, _ q: PostgresQuery) async throws -> (String, Int64) {
-                try await c.query(q, logger: logger).collect()[0].decode((String, Int64).self)
+                PresenceFixture.checkInCall(device, at, establishPings: 2)
             }
             try await f.client.withConnection { first in
-                let (founded, place) = try await run(first, sql("ab", bologna))
+                let (founded, place) = try await PresenceFixture.outcome(first, sql("ab", bologna))
                 #expect(founded == "founded")
                 // The place's row is held while a newcomer 2 m away chooses it and waits for it...
                 _ = try await first.query("BEGIN", logger: logger).collect()
                 _ = try await first.query(PostgresQuery(unsafeSQL: "SELECT 1 FROM place WHERE id = \(place) FOR UPDATE"), logger: logger).collect()
-                async let next = f.client.withConnection { second in try await run(second, sql("cd", offset(bologna, bearing: 0, metres: 2))) }
+                async let next = f.client.withConnection { second in try await PresenceFixture.outcome(second, sql("cd", offset(bologna, bearing: 0, metres: 2))) }
                 let waiting = try await f.checkInsWaitingForALock()
                 // ...and its founder leaves meanwhile: the place empties and forgets its anchor.
                 _ = try await first.query(PostgresQuery(unsafeSQL: "SELECT folla_check_out(decode(repeat('ab', 32), 'hex'), now())"),

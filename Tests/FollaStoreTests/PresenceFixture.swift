@@ -65,6 +65,28 @@ struct PresenceFixture: Sendable {
         return waiting
     }
 
+    /// One `folla_check_in` call as SQL, answering its outcome and place: for the tests that
+    /// hold locks on one connection while another pings.
+    /// - Parameters:
+    ///   - device: the key, a hex byte repeated 32 times (e.g. "ab").
+    ///   - seconds: the ping's time after the database's `now()`.
+    ///   - establishPings: how many pings a device needs to count (1: at once).
+    static func checkInCall(_ device: String, _ at: Coordinate, age: Int? = nil, sex: Int? = nil, seconds: Int = 0,
+                            establishPings: Int = 1) -> PostgresQuery {
+        PostgresQuery(unsafeSQL: """
+            SELECT outcome, place_id FROM folla_check_in(decode(repeat('\(device)', 32), 'hex'), \(at.latitude), \(at.longitude),
+                                                         \(age.map(String.init) ?? "NULL"), \(sex.map(String.init) ?? "NULL"), NULL,
+                                                         now() + make_interval(secs => \(seconds)), 10, 350,
+                                                         p_establish_pings => \(establishPings))
+            """)
+    }
+
+    /// The outcome and place of one `folla_check_in` call run on `connection` (the tests
+    /// that hold locks on one connection while another pings).
+    static func outcome(_ connection: PostgresConnection, _ query: PostgresQuery) async throws -> (String, Int64) {
+        try await connection.query(query, logger: TestCluster.logger).collect()[0].decode((String, Int64).self)
+    }
+
     func count(_ sql: String) async throws -> Int {
         try await client.query(PostgresQuery(unsafeSQL: sql), logger: TestCluster.logger).collect()[0].decode(Int.self)
     }
